@@ -1,0 +1,101 @@
+# Top-level build. `make run` and `make test` are the two entry points (README).
+#   make [BOARD=vexpress-a9|vexpress-a15|qemu-tc2|tc2]   kernel image + DTB
+#   make run [RUN='cmd; cmd'] [ICOUNT=0]                  boot in QEMU
+#   make test                                             every test
+#   make host                                             host tools and tests
+# Per-board settings live in boards/<board>/board.mk.
+
+BOARD  ?= vexpress-a9
+BOARDS := vexpress-a9 vexpress-a15 qemu-tc2 tc2
+QEMU_BOARDS := vexpress-a9 vexpress-a15 qemu-tc2
+PYTHON := /usr/bin/python3
+
+ifeq ($(filter $(BOARD),$(BOARDS)),)
+$(error unknown BOARD '$(BOARD)': choose one of $(BOARDS))
+endif
+
+.DEFAULT_GOAL := all
+.PHONY: all run test host deps clean boards $(addprefix kernel-,$(BOARDS))
+# Everything is built by rules below; no implicit rules or old-suffix magic.
+MAKEFLAGS += --no-builtin-rules
+.SUFFIXES:
+
+all: deps kernel-$(BOARD) host
+
+deps:
+	@tools/ensure-deps.sh
+
+# ---------------------------------------------------------------- ARM kernel
+CROSS   ?= arm-none-eabi-
+ARM_CC  := $(CROSS)gcc
+OBJCOPY := $(CROSS)objcopy
+DTC     ?= dtc
+
+WARN      := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
+ARM_COMMON := -marm -mfpu=vfpv3-d16 -mfloat-abi=hard -O2 -g -std=gnu11 \
+	$(WARN) -fno-common -ffunction-sections -fdata-sections \
+	-Iinclude -DCONFIG_NR_CPUS=8
+# Boot and driver code is ARM-only; kernel/ is the portable core.
+ARM_SRCS := $(sort $(wildcard boot/*.S boot/*.c drivers/*.c kernel/*.c))
+
+# One sub-make per board so that board.mk variables stay per board.
+define board_rules
+kernel-$(1): build/$(1)/kernel.bin build/$(1)/$(1).dtb
+build/$(1)/kernel.bin build/$(1)/kernel.elf: $$(ARM_SRCS) $$(wildcard include/*/*.h boot/*.h linker/*.ld) boards/$(1)/board.mk Makefile
+	@$$(MAKE) --no-print-directory -f mk/kernel.mk BOARD=$(1)
+build/$(1)/$(1).dtb: boards/$(1)/$(1).dts $$(wildcard boards/$(1)/*.dtsi boards/common/*.dtsi)
+	@mkdir -p $$(@D)
+	$$(DTC) -W no-unit_address_vs_reg -q -I dts -O dtb -i boards/common -o $$@ $$<
+endef
+$(foreach b,$(BOARDS),$(eval $(call board_rules,$(b))))
+
+boards: $(addprefix kernel-,$(BOARDS))
+
+# ---------------------------------------------------------------- host side
+HOST_CC     ?= gcc
+HOST_CFLAGS := -O1 -g -std=gnu11 $(WARN) -Iinclude -Itests/host \
+	-DCONFIG_NR_CPUS=1024 -DHOST_BUILD
+SAN_FLAGS   := -fsanitize=address,undefined -fno-omit-frame-pointer \
+	-fno-sanitize-recover=undefined
+CORE_SRCS   := $(sort $(wildcard kernel/*.c tools/lib/*.c))
+TEST_SRCS   := $(sort $(wildcard tests/host/test_*.c))
+TOOL_SRCS   := $(sort $(wildcard tools/*.c))
+HOST_TESTS  := $(patsubst tests/host/%.c,build/host/%,$(TEST_SRCS))
+HOST_TOOLS  := $(patsubst tools/%.c,build/host/%,$(TOOL_SRCS))
+HDRS        := $(wildcard include/*/*.h tests/host/*.h)
+
+# Tests link the core built with ASan + UBSan; tools link a plain build.
+build/host/san/%.o: %.c $(HDRS)
+	@mkdir -p $(@D)
+	$(HOST_CC) $(HOST_CFLAGS) $(SAN_FLAGS) -c -o $@ $<
+build/host/obj/%.o: %.c $(HDRS)
+	@mkdir -p $(@D)
+	$(HOST_CC) $(HOST_CFLAGS) -c -o $@ $<
+build/host/libkcore-san.a: $(patsubst %.c,build/host/san/%.o,$(CORE_SRCS))
+	@rm -f $@; ar rcs $@ $^
+build/host/libkcore.a: $(patsubst %.c,build/host/obj/%.o,$(CORE_SRCS))
+	@rm -f $@; ar rcs $@ $^
+build/host/test_%: build/host/san/tests/host/test_%.o build/host/san/tests/host/ktest.o build/host/libkcore-san.a
+	$(HOST_CC) $(SAN_FLAGS) -o $@ $^ -lm -lpthread
+build/host/%: build/host/obj/tools/%.o build/host/libkcore.a
+	$(HOST_CC) -o $@ $^ -lm
+
+# DTBs used by host tests: every board's and the fixtures in tests/dts.
+TEST_DTBS := $(patsubst tests/dts/%.dts,build/host/dts/%.dtb,$(wildcard tests/dts/*.dts))
+build/host/dts/%.dtb: tests/dts/%.dts
+	@mkdir -p $(@D)
+	$(DTC) -q -I dts -O dtb -o $@ $<
+
+host: $(HOST_TESTS) $(HOST_TOOLS) $(TEST_DTBS)
+
+# ---------------------------------------------------------------- run / test
+ICOUNT ?= 1
+run: deps kernel-$(BOARD)
+	@$(PYTHON) tools/qemu-run --board $(BOARD) --icount $(ICOUNT) \
+		$(if $(RUN),--run '$(RUN)',--demo)
+
+test: deps boards host
+	@$(PYTHON) tests/run.py
+
+clean:
+	rm -rf build

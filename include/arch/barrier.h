@@ -1,0 +1,22 @@
+/*
+ * Memory barriers for SMP protocols in the portable core (seqcounts, flags).
+ * ARM: DMB ISH (inner shareable); host: C11 fences.
+ */
+#ifndef ARCH_BARRIER_H
+#define ARCH_BARRIER_H
+
+#ifdef __arm__
+#define smp_mb()  __asm__ volatile("dmb ish" ::: "memory")
+#define smp_rmb() __asm__ volatile("dmb ish" ::: "memory")
+#define smp_wmb() __asm__ volatile("dmb ishst" ::: "memory")
+#else
+#define smp_mb()  __atomic_thread_fence(__ATOMIC_SEQ_CST)
+#define smp_rmb() __atomic_thread_fence(__ATOMIC_ACQUIRE)
+#define smp_wmb() __atomic_thread_fence(__ATOMIC_RELEASE)
+#endif
+
+#define barrier() __asm__ volatile("" ::: "memory")
+#define READ_ONCE(x)     (*(const volatile __typeof__(x) *)&(x))
+#define WRITE_ONCE(x, v) (*(volatile __typeof__(x) *)&(x) = (v))
+
+#endif

@@ -1,0 +1,18 @@
+/*
+ * panic() and KASSERT: the one way the core reports a broken invariant.
+ * On ARM panic() prints "panic: <msg>" with the CPU number, stops the other
+ * CPUs and halts; on the host it prints to stderr and aborts.
+ */
+#ifndef KERNEL_PANIC_H
+#define KERNEL_PANIC_H
+
+void panic(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+
+#define KASSERT(cond)                                                        \
+	do {                                                                 \
+		if (!(cond))                                                 \
+			panic("assertion failed: %s (%s:%d)", #cond,         \
+			      __FILE__, __LINE__);                           \
+	} while (0)
+
+#endif
