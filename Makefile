@@ -45,7 +45,7 @@ build/$(1)/kernel.bin build/$(1)/kernel.elf: $$(ARM_SRCS) $$(wildcard include/*/
 	@$$(MAKE) --no-print-directory -f mk/kernel.mk BOARD=$(1)
 build/$(1)/$(1).dtb: boards/$(1)/$(1).dts $$(wildcard boards/$(1)/*.dtsi boards/common/*.dtsi)
 	@mkdir -p $$(@D)
-	$$(DTC) -W no-unit_address_vs_reg -q -I dts -O dtb -i boards/common -o $$@ $$<
+	$$(DTC) -I dts -O dtb -i boards/common -o $$@ $$<
 endef
 $(foreach b,$(BOARDS),$(eval $(call board_rules,$(b))))
 
@@ -84,7 +84,7 @@ build/host/%: build/host/obj/tools/%.o build/host/libkcore.a
 TEST_DTBS := $(patsubst tests/dts/%.dts,build/host/dts/%.dtb,$(wildcard tests/dts/*.dts))
 build/host/dts/%.dtb: tests/dts/%.dts
 	@mkdir -p $(@D)
-	$(DTC) -q -I dts -O dtb -o $@ $<
+	$(DTC) -I dts -O dtb -o $@ $<
 
 host: $(HOST_TESTS) $(HOST_TOOLS) $(TEST_DTBS)
 

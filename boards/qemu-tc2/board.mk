@@ -1,0 +1,10 @@
+# QEMU virt, 5 x Cortex-A15 vCPUs described as TC2 (2 A15 + 3 A7), PSCI.
+BOARD_CPU        := cortex-a15
+BOARD_LDS        := linker/virt.ld
+BOARD_EARLY_UART := 0x09000000
+QEMU_MACHINE     := virt,highmem=off
+QEMU_CPU         := cortex-a15
+QEMU_SMP         := 5
+QEMU_MEM         := 256M
+QEMU_EXTRA       :=
+SERIAL_BAUD      := 115200

@@ -1,0 +1,7 @@
+# Real Versatile Express TC2 (V2P-CA15_A7, HBI0249): 2 A15 + 3 A7.
+# Not bootable in QEMU (vexpress-a15 has at most 4 CPUs and no A7 cluster).
+BOARD_CPU        := cortex-a15
+BOARD_LDS        := linker/vexpress-rs1.ld
+BOARD_EARLY_UART := 0x1c090000
+QEMU_MACHINE     :=
+SERIAL_BAUD      := 38400

@@ -1,0 +1,42 @@
+/* Constants shared by the assembly and C sides of boot/. */
+#ifndef BOOT_ASM_H
+#define BOOT_ASM_H
+
+#define MODE_USR 0x10
+#define MODE_FIQ 0x11
+#define MODE_IRQ 0x12
+#define MODE_SVC 0x13
+#define MODE_ABT 0x17
+#define MODE_HYP 0x1a
+#define MODE_UND 0x1b
+#define MODE_SYS 0x1f
+#define MODE_MASK 0x1f
+#define PSR_F 0x40
+#define PSR_I 0x80
+#define PSR_A 0x100
+
+#ifdef __ASSEMBLY__
+#define SCTLR_M 0x1
+#define SCTLR_C 0x4
+#define MPIDR_HWID_MASK 0x00ffffff
+#endif
+
+#define SVC_STACK_SIZE 16384
+#define EXC_STACK_SIZE 1024
+
+/* struct trap_frame layout (boot/trap.h) */
+#define TF_SP 52
+#define TF_LR 56
+#define TF_PC 60
+#define TF_CPSR 64
+#define TF_SIZE 72	/* 17 words + pad: keeps the C handler's stack 8-aligned */
+
+#define TRAP_RESET 0
+#define TRAP_UNDEF 1
+#define TRAP_SVC 2
+#define TRAP_PABT 3
+#define TRAP_DABT 4
+#define TRAP_RESERVED 5
+#define TRAP_FIQ 6
+
+#endif

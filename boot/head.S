@@ -1,0 +1,254 @@
+/*
+ * Reset entry, secondary entry, exception vectors and low-level exception
+ * entry/exit for ARMv7-A.
+ *
+ * Boot protocol (Linux/U-Boot bootz): CPU0 enters _start in SVC (or HYP, which
+ * we leave) with MMU and D-cache off, r2 = DTB address. Secondaries enter
+ * secondary_entry with MMU off; they find their logical number by looking
+ * their MPIDR up in boot_cpu_hwid[] (cleaned to PoC by CPU0 before release).
+ *
+ * Exceptions: IRQs are handled on the interrupted context's SVC stack (SRS
+ * to SVC mode), so a preempted task's frame lives on its own stack. Aborts,
+ * undefined instructions, SVC and FIQ use small per-CPU mode stacks and build
+ * a struct trap_frame (boot/trap.h) for the C handler, which may resume.
+ */
+#include "boot/asm.h"
+
+	.arm
+	.syntax unified
+	.arch_extension virt
+	.arch_extension sec
+
+	.section .text.head, "ax"
+	.global _start
+_start:
+	b	reset
+	.rept	8
+	mov	r0, r0
+	.endr
+	.word	0x016f2818		/* 0x24: zImage magic (for bootz) */
+	.word	_image_start		/* 0x28: load/run address */
+	.word	_image_end		/* 0x2c: end of image */
+	.word	0x04030201		/* 0x30: little-endian marker */
+
+	.section .text.boot, "ax"
+reset:
+	cpsid	aif
+	bl	leave_hyp
+	mov	r10, r2			/* DTB pointer */
+	bl	mmu_caches_off
+	ldr	r4, =vectors
+	mcr	p15, 0, r4, c12, c0, 0	/* VBAR */
+	/* Clear .bss up to _end (page tables and stacks included). */
+	ldr	r0, =__bss_start
+	ldr	r1, =_end
+	mov	r2, #0
+1:	cmp	r0, r1
+	strlo	r2, [r0], #4
+	blo	1b
+	mov	r0, #0
+	bl	setup_cpu_stacks
+	mov	r0, #0
+	mcr	p15, 0, r0, c13, c0, 4	/* TPIDRPRW = logical CPU 0 */
+	bl	fpu_enable
+	bl	v7_invalidate_l1
+	mov	r0, r10
+	bl	boot_main
+	b	cpu_park
+
+	.global secondary_entry
+secondary_entry:
+	cpsid	aif
+	bl	leave_hyp
+	bl	mmu_caches_off
+	ldr	r4, =vectors
+	mcr	p15, 0, r4, c12, c0, 0
+	mrc	p15, 0, r4, c0, c0, 5	/* MPIDR */
+	ldr	r5, =MPIDR_HWID_MASK
+	and	r4, r4, r5
+	ldr	r5, =boot_cpu_hwid
+	mov	r8, #0
+1:	ldr	r6, [r5, r8, lsl #2]
+	cmp	r6, r4
+	beq	2f
+	add	r8, r8, #1
+	cmp	r8, #CONFIG_NR_CPUS
+	blo	1b
+	b	cpu_park		/* not a CPU we know: stay out of the way */
+2:	mov	r0, r8
+	bl	setup_cpu_stacks
+	mcr	p15, 0, r8, c13, c0, 4
+	bl	fpu_enable
+	bl	v7_invalidate_l1
+	mov	r0, r8
+	bl	secondary_main
+	/* fall through */
+	.global cpu_park
+cpu_park:
+	cpsid	if
+1:	wfi
+	b	1b
+
+/* If entered in HYP mode (U-Boot with non-secure boot), drop to SVC. */
+leave_hyp:
+	mrs	r4, cpsr
+	and	r5, r4, #MODE_MASK
+	cmp	r5, #MODE_HYP
+	bxne	lr
+	bic	r4, r4, #MODE_MASK
+	orr	r4, r4, #(MODE_SVC | PSR_I | PSR_F | PSR_A)
+	msr	spsr_hyp, r4
+	msr	elr_hyp, lr
+	eret
+
+/* MMU and D-cache off (the protocol says so; be sure). I-cache may stay. */
+mmu_caches_off:
+	mrc	p15, 0, r4, c1, c0, 0
+	bic	r4, r4, #(SCTLR_M | SCTLR_C)
+	mcr	p15, 0, r4, c1, c0, 0
+	isb
+	bx	lr
+
+/* r0 = logical CPU. Sets SP of IRQ, ABT, UND, FIQ and SVC. Clobbers r1-r3. */
+.macro set_mode_sp mode, base, size
+	cps	#\mode
+	ldr	r1, =\base
+	add	r2, r0, #1
+	ldr	r3, =\size
+	mla	sp, r2, r3, r1
+.endm
+	.global setup_cpu_stacks
+setup_cpu_stacks:
+	set_mode_sp MODE_IRQ, irq_stacks, EXC_STACK_SIZE
+	set_mode_sp MODE_ABT, abt_stacks, EXC_STACK_SIZE
+	set_mode_sp MODE_UND, und_stacks, EXC_STACK_SIZE
+	set_mode_sp MODE_FIQ, fiq_stacks, EXC_STACK_SIZE
+	set_mode_sp MODE_SVC, svc_stacks, SVC_STACK_SIZE
+	bx	lr
+
+/* Enable VFP: CP10/CP11 full access, FPEXC.EN. */
+fpu_enable:
+	mrc	p15, 0, r0, c1, c0, 2
+	orr	r0, r0, #(0xf << 20)
+	mcr	p15, 0, r0, c1, c0, 2
+	isb
+	mov	r0, #0x40000000
+	vmsr	fpexc, r0
+	bx	lr
+
+/*
+ * Invalidate the L1 data cache by set/way (its contents are random after
+ * reset on real cores). Clobbers r0-r6.
+ */
+	.global v7_invalidate_l1
+v7_invalidate_l1:
+	mov	r0, #0
+	mcr	p15, 2, r0, c0, c0, 0	/* CSSELR: level 1 data */
+	isb
+	mrc	p15, 1, r0, c0, c0, 0	/* CCSIDR */
+	and	r1, r0, #7
+	add	r1, r1, #4		/* log2(line bytes) */
+	ldr	r3, =0x3ff
+	and	r2, r3, r0, lsr #3	/* ways - 1 */
+	ldr	r3, =0x7fff
+	and	r3, r3, r0, lsr #13	/* sets - 1 */
+	clz	r4, r2			/* way field shift */
+1:	mov	r5, r3
+2:	lsl	r6, r2, r4
+	orr	r6, r6, r5, lsl r1
+	mcr	p15, 0, r6, c7, c6, 2	/* DCISW */
+	subs	r5, r5, #1
+	bge	2b
+	subs	r2, r2, #1
+	bge	1b
+	dsb
+	isb
+	bx	lr
+
+/* ------------------------------------------------------------ vectors */
+	.section .text, "ax"
+	.align	5
+	.global vectors
+vectors:
+	b	vec_reset
+	b	vec_undef
+	b	vec_svc
+	b	vec_pabt
+	b	vec_dabt
+	b	vec_reserved
+	b	vec_irq
+	b	vec_fiq
+
+/*
+ * Build a trap_frame on the current mode stack: r0-r12, then the interrupted
+ * mode's sp and lr, then pc (lr adjusted by \adj) and cpsr (spsr). Calls
+ * trap_handler(frame, \type); resumes at frame->pc if it returns.
+ */
+.macro trap_entry type, adj
+	sub	lr, lr, #\adj
+	sub	sp, sp, #TF_SIZE
+	stmia	sp, {r0-r12}
+	mov	r0, sp
+	str	lr, [r0, #TF_PC]
+	mrs	r1, spsr
+	str	r1, [r0, #TF_CPSR]
+	/* Fetch the banked sp/lr of the interrupted mode (USR via SYS). */
+	and	r2, r1, #MODE_MASK
+	cmp	r2, #MODE_USR
+	moveq	r2, #MODE_SYS
+	orr	r2, r2, #(PSR_I | PSR_F)
+	mrs	r3, cpsr
+	msr	cpsr_c, r2
+	mov	r4, sp
+	mov	r5, lr
+	msr	cpsr_c, r3
+	str	r4, [r0, #TF_SP]
+	str	r5, [r0, #TF_LR]
+	mov	r1, #\type
+	bl	trap_handler
+	b	trap_return
+.endm
+
+vec_reset:	trap_entry TRAP_RESET, 0
+vec_undef:	trap_entry TRAP_UNDEF, 4
+vec_svc:	trap_entry TRAP_SVC, 4
+vec_pabt:	trap_entry TRAP_PABT, 4
+vec_dabt:	trap_entry TRAP_DABT, 8
+vec_reserved:	trap_entry TRAP_RESERVED, 0
+vec_fiq:	trap_entry TRAP_FIQ, 4
+
+trap_return:
+	ldr	r1, [sp, #TF_CPSR]
+	msr	spsr_cxsf, r1
+	ldr	lr, [sp, #TF_PC]
+	ldmia	sp, {r0-r12}
+	add	sp, sp, #TF_SIZE
+	movs	pc, lr
+
+/*
+ * IRQ: push the return state onto the SVC stack and handle the interrupt in
+ * SVC mode, with the stack 8-byte aligned for AAPCS.
+ */
+vec_irq:
+	sub	lr, lr, #4
+	srsdb	sp!, #MODE_SVC
+	cps	#MODE_SVC
+	push	{r0-r3, r12, lr}
+	and	r1, sp, #4
+	sub	sp, sp, r1
+	push	{r1, r2}
+	bl	irq_handler
+	pop	{r1, r2}
+	add	sp, sp, r1
+	pop	{r0-r3, r12, lr}
+	rfeia	sp!
+
+/* ------------------------------------------------------------ stacks */
+	.section .stacks, "aw", %nobits
+	.align	12
+	.global svc_stacks
+svc_stacks:	.space	SVC_STACK_SIZE * CONFIG_NR_CPUS
+irq_stacks:	.space	EXC_STACK_SIZE * CONFIG_NR_CPUS
+abt_stacks:	.space	EXC_STACK_SIZE * CONFIG_NR_CPUS
+und_stacks:	.space	EXC_STACK_SIZE * CONFIG_NR_CPUS
+fiq_stacks:	.space	EXC_STACK_SIZE * CONFIG_NR_CPUS

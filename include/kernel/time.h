@@ -1,0 +1,29 @@
+/*
+ * Conversion between hardware counter ticks and nanoseconds without 64-bit
+ * division (the Cortex-A9 has no divider): ns = ticks * mult >> 24 and
+ * ticks = ns * inv_mult >> 32, each computed as a 64x32 multiply in two
+ * halves so nothing overflows for centuries of uptime. Exact for frequencies
+ * that divide 10^9 * 2^24 (100 MHz, 62.5 MHz); within 1 ppb otherwise.
+ * Valid for 4 MHz <= freq <= 1 GHz.
+ */
+#ifndef KERNEL_TIME_H
+#define KERNEL_TIME_H
+
+#include <stdint.h>
+
+#define NSEC_PER_SEC  1000000000ull
+#define NSEC_PER_MSEC 1000000ull
+#define NSEC_PER_USEC 1000ull
+
+struct clock_conv {
+	uint32_t freq_hz;
+	uint32_t mult;		/* ns per tick, 8.24 fixed point */
+	uint32_t inv_mult;	/* ticks per ns, 0.32 fixed point */
+};
+
+/* Returns 0, or -1 when @freq_hz is outside the supported range. */
+int clock_conv_init(struct clock_conv *cc, uint32_t freq_hz);
+uint64_t clock_ticks_to_ns(const struct clock_conv *cc, uint64_t ticks);
+uint64_t clock_ns_to_ticks(const struct clock_conv *cc, uint64_t ns);
+
+#endif

@@ -1,0 +1,43 @@
+# Builds the ARM kernel for one board: invoked by the top Makefile as
+#   make -f mk/kernel.mk BOARD=<board>
+# so that boards/<board>/board.mk settings apply to this board only.
+include boards/$(BOARD)/board.mk
+
+CROSS   ?= arm-none-eabi-
+CC      := $(CROSS)gcc
+OBJCOPY := $(CROSS)objcopy
+SIZE    := $(CROSS)size
+OUT     := build/$(BOARD)
+
+WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
+CFLAGS := -mcpu=$(BOARD_CPU) -marm -mfpu=vfpv3-d16 -mfloat-abi=hard \
+	-O2 -g -std=gnu11 $(WARN) -fno-common -ffunction-sections -fdata-sections \
+	-fno-omit-frame-pointer -Iinclude -I. -DCONFIG_NR_CPUS=8 \
+	-DBOARD_NAME='"$(BOARD)"' -DBOARD_EARLY_UART=$(BOARD_EARLY_UART)
+ASFLAGS := $(CFLAGS) -D__ASSEMBLY__
+LDFLAGS := -nostartfiles --specs=nano.specs -T $(BOARD_LDS) -Wl,--gc-sections \
+	-Wl,-Map=$(OUT)/kernel.map -Wl,--no-warn-rwx-segments
+
+SRCS := $(sort $(wildcard boot/*.S boot/*.c drivers/*.c kernel/*.c))
+OBJS := $(patsubst %,$(OUT)/obj/%.o,$(SRCS))
+DEPS := $(OBJS:.o=.d)
+
+all: $(OUT)/kernel.bin
+
+$(OUT)/obj/%.c.o: %.c
+	@mkdir -p $(@D)
+	@echo "  CC    $(BOARD) $<"
+	@$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
+$(OUT)/obj/%.S.o: %.S
+	@mkdir -p $(@D)
+	@echo "  AS    $(BOARD) $<"
+	@$(CC) $(ASFLAGS) -MMD -MP -c -o $@ $<
+
+$(OUT)/kernel.elf: $(OBJS) $(BOARD_LDS) linker/common.ld
+	@echo "  LD    $@"
+	@$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(OBJS) -lc -lgcc
+$(OUT)/kernel.bin: $(OUT)/kernel.elf
+	@$(OBJCOPY) -O binary $< $@
+	@$(SIZE) $< | tail -1 | awk '{printf "  SIZE  $(BOARD): text %d data %d bss %d\n", $$1, $$2, $$3}'
+
+-include $(DEPS)
