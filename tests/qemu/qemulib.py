@@ -1,0 +1,89 @@
+"""Helpers for QEMU behaviour tests: boot a board, feed console input, collect
+the serial output and QEMU's exit status. Runs are in icount mode, so virtual
+time and output are reproducible."""
+import os
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+import importlib.machinery  # noqa: E402
+import importlib.util  # noqa: E402
+
+_loader = importlib.machinery.SourceFileLoader("qemu_run", os.path.join(ROOT, "tools", "qemu-run"))
+_spec = importlib.util.spec_from_loader("qemu_run", _loader)
+qemu_run = importlib.util.module_from_spec(_spec)
+_loader.exec_module(qemu_run)
+
+
+class Run:
+    def __init__(self, output, status, timed_out):
+        self.output = output
+        self.status = status
+        self.timed_out = timed_out
+
+    def lines(self):
+        return self.output.splitlines()
+
+    def __repr__(self):
+        tail = "\n".join(self.lines()[-25:])
+        return "<qemu run status=%s timed_out=%s, last lines:\n%s>" % (
+            self.status, self.timed_out, tail)
+
+
+def boot(board, run=None, append="", stdin_bytes=None, timeout=60, dtb=None,
+         until=None, icount=True, smp=None):
+    """Boot @board. @run: console commands (autorun, then poweroff).
+    @stdin_bytes: bytes typed on the console after boot (sent slowly).
+    @until: stop as soon as this substring appears (then QEMU is killed).
+    Returns a Run; status is QEMU's exit status (None if killed)."""
+    args = append
+    if run is not None:
+        args = (args + " " + qemu_run.autorun_arg(run.rstrip("; ") + "; poweroff")).strip()
+    cmd = qemu_run.qemu_command(board, args, icount=icount, dtb=dtb, smp=smp)
+    env = dict(os.environ, QEMU_AUDIO_DRV="none")
+    p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, env=env)
+    os.set_blocking(p.stdout.fileno(), False)
+    out = b""
+    deadline = time.monotonic() + timeout
+    pending = stdin_bytes or b""
+    timed_out = False
+    while True:
+        try:
+            chunk = p.stdout.read()
+        except BlockingIOError:
+            chunk = None
+        if chunk:
+            out += chunk
+        if until and until.encode() in out:
+            time.sleep(0.3)
+            try:
+                out += p.stdout.read() or b""
+            except BlockingIOError:
+                pass
+            p.kill()
+            p.wait()
+            return Run(out.decode("utf-8", "replace"), None, False)
+        if p.poll() is not None:
+            try:
+                out += p.stdout.read() or b""
+            except (BlockingIOError, ValueError):
+                pass
+            break
+        if pending and b"sched> " in out:
+            # Type slowly: the UART FIFO is small and the guest drains it by IRQ.
+            piece, pending = pending[:8], pending[8:]
+            try:
+                p.stdin.write(piece)
+                p.stdin.flush()
+            except BrokenPipeError:
+                pending = b""
+        if time.monotonic() > deadline:
+            timed_out = True
+            p.kill()
+            p.wait()
+            break
+        time.sleep(0.02)
+    return Run(out.decode("utf-8", "replace"), p.returncode if not timed_out else None, timed_out)

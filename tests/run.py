@@ -1,0 +1,111 @@
+#!/usr/bin/python3
+"""Run every test: host unit-test binaries (build/host/test_*) and QEMU
+behaviour tests (tests/qemu/test_*.py, functions named test_*). Prints one
+line per test and, last, 'N passed, N failed'. Exit status 1 on any failure.
+
+  tests/run.py [-k SUBSTRING] [--host-only] [--qemu-only] [-j N]
+"""
+import argparse
+import concurrent.futures
+import glob
+import importlib.util
+import os
+import re
+import subprocess
+import sys
+import time
+import traceback
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def host_tests():
+    for path in sorted(glob.glob(os.path.join(ROOT, "build", "host", "test_*"))):
+        if os.access(path, os.X_OK) and not path.endswith(".o"):
+            yield os.path.basename(path), path
+
+
+def run_host(name, path):
+    """Runs one ktest binary; returns [(case, ok, detail)]."""
+    t0 = time.monotonic()
+    try:
+        p = subprocess.run([path], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    except subprocess.TimeoutExpired:
+        return [("%s" % name, False, "timed out after 300 s")]
+    results = []
+    summary = None
+    for line in p.stdout.splitlines():
+        if line.startswith("ok "):
+            results.append(("%s/%s" % (name, line[3:].strip()), True, ""))
+        elif line.startswith("FAIL "):
+            case, _, why = line[5:].partition(": ")
+            results.append(("%s/%s" % (name, case), False, why))
+        elif line.startswith("ktest: "):
+            summary = line
+    if p.returncode != 0 and (summary is None or all(ok for _, ok, _ in results)):
+        detail = (p.stderr or p.stdout).strip().splitlines()[-12:]
+        results.append((name, False, "exit status %d%s\n%s" % (
+            p.returncode, "" if summary else " (no ktest summary: crashed?)", "\n".join(detail))))
+    if not results:
+        results.append((name, False, "no test cases ran"))
+    _ = t0
+    return results
+
+
+def qemu_tests():
+    sys.path.insert(0, os.path.join(ROOT, "tests", "qemu"))
+    for path in sorted(glob.glob(os.path.join(ROOT, "tests", "qemu", "test_*.py"))):
+        modname = os.path.splitext(os.path.basename(path))[0]
+        spec = importlib.util.spec_from_file_location(modname, path)
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        for attr in sorted(dir(mod)):
+            fn = getattr(mod, attr)
+            if attr.startswith("test_") and callable(fn):
+                yield "%s/%s" % (modname, attr), fn
+
+
+def run_qemu(name, fn):
+    try:
+        fn()
+        return [(name, True, "")]
+    except AssertionError as e:
+        return [(name, False, str(e) or traceback.format_exc(limit=2))]
+    except Exception:  # noqa: BLE001 - a crashing test is a failed test
+        return [(name, False, traceback.format_exc(limit=4))]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("-k", default="")
+    ap.add_argument("--host-only", action="store_true")
+    ap.add_argument("--qemu-only", action="store_true")
+    ap.add_argument("-j", type=int, default=max(1, os.cpu_count() or 1))
+    a = ap.parse_args()
+
+    jobs = []
+    if not a.qemu_only:
+        jobs += [(n, run_host, (n, p)) for n, p in host_tests() if a.k in n]
+    if not a.host_only:
+        jobs += [(n, run_qemu, (n, f)) for n, f in qemu_tests() if a.k in n]
+
+    passed = failed = 0
+    with concurrent.futures.ThreadPoolExecutor(max_workers=a.j) as ex:
+        futures = [(n, ex.submit(fn, *args)) for n, fn, args in jobs]
+        for n, fut in futures:
+            for case, ok, detail in fut.result():
+                if ok:
+                    passed += 1
+                    print("PASS %s" % case)
+                else:
+                    failed += 1
+                    print("FAIL %s" % case)
+                    for line in str(detail).splitlines():
+                        print("    %s" % line)
+            sys.stdout.flush()
+    print("%d passed, %d failed" % (passed, failed))
+    return 1 if failed or passed == 0 else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
