@@ -96,7 +96,8 @@ leave_hyp:
 	cmp	r5, #MODE_HYP
 	bxne	lr
 	bic	r4, r4, #MODE_MASK
-	orr	r4, r4, #(MODE_SVC | PSR_I | PSR_F | PSR_A)
+	orr	r4, r4, #(MODE_SVC | PSR_I | PSR_F)
+	orr	r4, r4, #PSR_A
 	msr	spsr_hyp, r4
 	msr	elr_hyp, lr
 	eret

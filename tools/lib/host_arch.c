@@ -37,3 +37,17 @@ int kprintf(const char *fmt, ...)
 	va_end(ap);
 	return n;
 }
+
+#include "arch/cpu.h"
+
+static _Thread_local int host_cpu;
+
+int arch_cpu_id(void)
+{
+	return host_cpu;
+}
+
+void host_set_cpu_id(int cpu)
+{
+	host_cpu = cpu;
+}

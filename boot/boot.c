@@ -1,0 +1,166 @@
+/*
+ * Boot sequence of the boot CPU (boot_main) and of the secondaries
+ * (secondary_main). Every device is found in the DT handed over in r2.
+ */
+#include "boot/boot.h"
+
+#include <string.h>
+
+#include "arch/arm.h"
+#include "arch/cpu.h"
+#include "arch/smp.h"
+#include "boot/mmu.h"
+#include "drivers/console.h"
+#include "drivers/gic.h"
+#include "drivers/psci.h"
+#include "drivers/timer.h"
+#include "drivers/vexpress.h"
+#include "kernel/cmdline.h"
+#include "kernel/fdt.h"
+#include "kernel/panic.h"
+#include "kernel/printk.h"
+#include "kernel/shell.h"
+#include "kernel/time.h"
+
+#define DTB_MAX_SIZE (2u << 20)
+#define SECONDARY_TIMEOUT_MS 100
+
+static struct fdt fdt;
+static struct bootargs bootargs;
+static uint64_t t_boot;
+extern bool gic_ready;
+
+const struct fdt *boot_fdt(void)
+{
+	return &fdt;
+}
+
+const struct bootargs *boot_args(void)
+{
+	return &bootargs;
+}
+
+uint64_t boot_time_ns(void)
+{
+	return t_boot;
+}
+
+static void ipi_handler(uint32_t irq, void *arg)
+{
+	(void)arg;
+	if (irq == IPI_STOP) {
+		smp_cpu(arch_cpu_id())->state = CPU_STOPPED;
+		cpu_park();
+	}
+	/* IPI_WAKEUP / IPI_RESCHEDULE: returning from the IRQ is the point. */
+}
+
+static void open_dtb(uintptr_t dtb)
+{
+	int err;
+
+	if (dtb == 0)
+		panic("dtb: no device tree (r2 = 0): boot with -dtb or bootz <kernel> - <dtb>");
+	if (dtb & 3)
+		panic("dtb: device tree address 0x%08x is not 4-byte aligned", (unsigned)dtb);
+	err = fdt_open(&fdt, (const void *)dtb, DTB_MAX_SIZE);
+	if (err != FDT_OK)
+		panic("dtb: invalid device tree at 0x%08x: %s", (unsigned)dtb, fdt.err);
+}
+
+static void parse_bootargs(void)
+{
+	int chosen = fdt_path(&fdt, "/chosen");
+	const char *args = chosen >= 0 ? fdt_prop_string(&fdt, chosen, "bootargs") : NULL;
+
+	if (bootargs_parse(&bootargs, args ? args : "") != 0) {
+		kprintf("bootargs: %s; ignoring the command line\n", bootargs.err);
+		bootargs_parse(&bootargs, "");
+	}
+}
+
+static void console_shell_write(void *ctx, const char *buf, size_t len)
+{
+	(void)ctx;
+	console_write(buf, len);
+}
+
+static void print_cpu(int cpu)
+{
+	const struct cpu_info *c = smp_cpu(cpu);
+
+	kprintf("cpu%d online mpidr=0x%x cluster=%d %s\n", cpu, (unsigned)c->hwid,
+		boot_cpu_cluster(cpu), c->compatible);
+}
+
+void boot_main(uintptr_t dtb)
+{
+	static const struct shell_io io = { console_shell_write, NULL };
+	const char *autorun;
+
+	open_dtb(dtb);
+	mmu_build(&fdt);
+	mmu_enable();
+	console_init_dt(&fdt);
+	parse_bootargs();
+	{
+		int root = fdt_root(&fdt);
+		const char *model = fdt_prop_string(&fdt, root, "model");
+
+		kprintf("\nsched-pack kernel (board %s, %s)\n", BOARD_NAME, model ? model : "unknown model");
+	}
+	gic_init_dt(&fdt);
+	gic_cpu_init();
+	for (uint32_t sgi = 0; sgi < 16; sgi++)
+		irq_register(sgi, ipi_handler, NULL);
+	gic_ready = true;
+	timer_init_dt(&fdt);
+	timer_cpu_init();
+	t_boot = clock_ns();
+	vexpress_sysreg_init_dt(&fdt);
+	psci_init_dt(&fdt);
+	smp_init_dt(&fdt);
+	boot_topology_init(&fdt);
+	kprintf("memory: %u MiB, timer: %s at %u Hz\n", (unsigned)(mmu_ram_bytes() >> 20),
+		timer_name(), (unsigned)timer_freq());
+	print_cpu(0);
+	smp_boot_secondaries(SECONDARY_TIMEOUT_MS);
+	for (int cpu = 1; cpu < smp_nr_cpus(); cpu++)
+		if (cpu_is_online(cpu))
+			print_cpu(cpu);
+	kprintf("%d of %d CPUs online\n", smp_nr_online(), smp_nr_cpus());
+	boot_topology_report();
+
+	console_enable_rx_irq();
+	shell_init(&io);
+	console_commands_register();
+	irq_enable();
+	autorun = bootargs_get(&bootargs, "autorun");
+	if (autorun)
+		shell_run_script(autorun);
+	shell_start();
+	for (;;) {
+		int c;
+
+		irq_disable();
+		c = console_getc();
+		if (c < 0)
+			wfi();	/* a pending IRQ wakes WFI even while masked */
+		irq_enable();
+		if (c >= 0)
+			shell_input((char)c);
+	}
+}
+
+void secondary_main(int cpu)
+{
+	mmu_enable();
+	gic_cpu_init();
+	gic_drain();	/* the SGI that released us is still pending */
+	timer_cpu_init();
+	if (!smp_mark_online(cpu))
+		cpu_park();	/* too late: the boot CPU gave up on us */
+	irq_enable();
+	for (;;)
+		wfi();
+}

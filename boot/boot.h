@@ -1,0 +1,38 @@
+/* Boot-time entry points and platform services of boot/ (ARM only). */
+#ifndef BOOT_BOOT_H
+#define BOOT_BOOT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct fdt;
+struct bootargs;
+
+void boot_main(uintptr_t dtb);
+void secondary_main(int cpu);
+bool smp_mark_online(int cpu);
+void cpu_park(void) __attribute__((noreturn));
+
+/* The DT and bootargs the kernel booted with. */
+const struct fdt *boot_fdt(void);
+const struct bootargs *boot_args(void);
+uint64_t boot_time_ns(void);
+
+/* Power: SYS_CFG on vexpress, PSCI where the DT has it. */
+void platform_poweroff(void) __attribute__((noreturn));
+void platform_reboot(void) __attribute__((noreturn));
+
+/* Panic plumbing shared by panic() and the trap handler. */
+void panic_begin(void);
+void panic_print(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void panic_halt(void) __attribute__((noreturn));
+
+void console_commands_register(void);
+
+
+
+/* Topology glue (boot/topology.c): built from the DT after smp_init_dt. */
+void boot_topology_init(const struct fdt *fdt);
+void boot_topology_report(void);
+int boot_cpu_cluster(int cpu);
+#endif

@@ -1,0 +1,122 @@
+/* Identity-mapped short-descriptor translation table; see boot/mmu.h. */
+#include "boot/mmu.h"
+
+#include "arch/arm.h"
+#include "kernel/fdt.h"
+#include "kernel/panic.h"
+#include "kernel/printk.h"
+
+#define SECTION_SHIFT 20
+#define NR_SECTIONS 4096
+
+#define SECT        (2u << 0)
+#define SECT_B      (1u << 2)
+#define SECT_C      (1u << 3)
+#define SECT_XN     (1u << 4)
+#define SECT_AP_RW  (3u << 10)
+#define SECT_TEX(x) ((uint32_t)(x) << 12)
+#define SECT_S      (1u << 16)
+
+/* Normal, inner/outer write-back write-allocate, shareable. */
+#define SECT_NORMAL (SECT | SECT_AP_RW | SECT_TEX(1) | SECT_C | SECT_B | SECT_S)
+/* Shareable Device. */
+#define SECT_DEVICE (SECT | SECT_AP_RW | SECT_XN | SECT_B)
+
+/* TTBR0 walk attributes: IRGN=WBWA (MP encoding), S, NOS, RGN=WBWA. */
+#define TTBR_FLAGS_SMP ((1u << 6) | (1u << 1) | (1u << 5) | (1u << 3))
+
+static uint32_t l1_table[NR_SECTIONS]
+	__attribute__((section(".pgtable"), aligned(16384)));
+static uint64_t ram_bytes;
+
+extern char _image_start[], _end[];
+
+static void map_ram(uint64_t base, uint64_t size)
+{
+	uint64_t end = base + size;
+
+	if (base >= (1ull << 32))
+		return;		/* not reachable without LPAE */
+	if (end > (1ull << 32))
+		end = 1ull << 32;
+	for (uint64_t a = base & ~((1ull << SECTION_SHIFT) - 1); a < end; a += 1u << SECTION_SHIFT)
+		l1_table[a >> SECTION_SHIFT] = (uint32_t)a | SECT_NORMAL;
+	ram_bytes += end - base;
+}
+
+void mmu_build(const struct fdt *fdt)
+{
+	int regions = 0;
+
+	for (uint32_t i = 0; i < NR_SECTIONS; i++)
+		l1_table[i] = (i << SECTION_SHIFT) | SECT_DEVICE;
+
+	for (int node = fdt_next_node(fdt, fdt_root(fdt)); node >= 0; node = fdt_next_node(fdt, node)) {
+		const char *type = fdt_prop_string(fdt, node, "device_type");
+		uint64_t base, size;
+
+		if (!type || __builtin_strcmp(type, "memory") != 0)
+			continue;
+		for (int i = 0; fdt_reg(fdt, node, i, &base, &size) == 0; i++) {
+			map_ram(base, size);
+			regions++;
+		}
+	}
+	if (!regions)
+		panic("dtb: no /memory node with a reg property: cannot map RAM");
+	if (!mmu_is_ram((uintptr_t)_image_start, (uint32_t)(_end - _image_start)))
+		panic("dtb: /memory does not cover the kernel image at %p-%p",
+		      (void *)_image_start, (void *)_end);
+}
+
+bool mmu_is_ram(uintptr_t addr, uint32_t len)
+{
+	uint64_t end = (uint64_t)addr + len;
+
+	for (uint64_t a = addr & ~((1u << SECTION_SHIFT) - 1); a < end; a += 1u << SECTION_SHIFT)
+		if (a >= (1ull << 32) || (l1_table[a >> SECTION_SHIFT] & SECT_XN))
+			return false;
+	return true;
+}
+
+uint64_t mmu_ram_bytes(void)
+{
+	return ram_bytes;
+}
+
+void mmu_enable(void)
+{
+	uint32_t actlr, sctlr;
+
+	write_tlbiall(0);
+	write_bpiall(0);
+	write_iciallu(0);
+	dsb();
+	isb();
+	write_ttbcr(0);
+	write_ttbr0((uint32_t)(uintptr_t)l1_table | TTBR_FLAGS_SMP);
+	write_dacr(0x55555555);		/* every domain: client */
+	isb();
+	/* Join coherency before caching anything (A9 and A15/A7: ACTLR.SMP). */
+	actlr = read_actlr();
+	if (!(actlr & ACTLR_SMP))
+		write_actlr(actlr | ACTLR_SMP);
+	isb();
+	sctlr = read_sctlr();
+	sctlr &= ~(SCTLR_A | SCTLR_TRE | SCTLR_AFE | SCTLR_V);
+	sctlr |= SCTLR_M | SCTLR_C | SCTLR_I | SCTLR_Z;
+	dsb();
+	write_sctlr(sctlr);
+	isb();
+}
+
+void dcache_clean_range(const void *start, unsigned long len)
+{
+	uint32_t line = 4u << ((read_ctr() >> 16) & 0xf);	/* DminLine */
+	uintptr_t a = (uintptr_t)start & ~(uintptr_t)(line - 1);
+	uintptr_t end = (uintptr_t)start + len;
+
+	for (; a < end; a += line)
+		write_dccmvac((uint32_t)a);
+	dsb();
+}

@@ -1,0 +1,62 @@
+/*
+ * panic(): the first CPU to panic owns the console (without its lock: the
+ * lock may be held by the CPU that crashed), stops the others with an IPI
+ * and halts. Any CPU that panics afterwards parks silently.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "arch/arm.h"
+#include "arch/cpu.h"
+#include "arch/smp.h"
+#include "boot/boot.h"
+#include "drivers/console.h"
+#include "kernel/panic.h"
+
+static volatile int panic_cpu = -1;
+static char panic_buf[512];
+bool gic_ready;
+
+void panic_begin(void)
+{
+	int self = arch_cpu_id();
+
+	irq_disable();
+	if (!__sync_bool_compare_and_swap(&panic_cpu, -1, self) && panic_cpu != self)
+		cpu_park();
+	if (gic_ready)
+		smp_send_stop();
+}
+
+void panic_print(const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(panic_buf, sizeof(panic_buf), fmt, ap);
+	va_end(ap);
+	if (n > (int)sizeof(panic_buf) - 1)
+		n = sizeof(panic_buf) - 1;
+	if (n > 0)
+		console_write_panic(panic_buf, (size_t)n);
+}
+
+void panic_halt(void)
+{
+	panic_print("--- halted; cpu%d stopped the other CPUs ---\n", arch_cpu_id());
+	cpu_park();
+}
+
+void panic(const char *fmt, ...)
+{
+	va_list ap;
+	char msg[384];
+
+	panic_begin();
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	panic_print("panic: cpu%d: %s\n", arch_cpu_id(), msg);
+	panic_halt();
+}

@@ -1,0 +1,46 @@
+/*
+ * System power-off and reboot: PSCI SYSTEM_OFF/RESET where the DT has a
+ * PSCI node, else the Versatile Express SYS_CFG shutdown (8) / reboot (9)
+ * functions. QEMU exits with status 0 on either power-off.
+ */
+#include "boot/boot.h"
+
+#include "arch/arm.h"
+#include "drivers/console.h"
+#include "drivers/psci.h"
+#include "drivers/vexpress.h"
+#include "kernel/printk.h"
+
+static void power_request(bool off)
+{
+	int err;
+
+	kprintf("%s\n", off ? "Powering off." : "Rebooting.");
+	irq_disable();
+	if (psci_present()) {
+		if (off)
+			psci_system_off();
+		else
+			psci_system_reset();
+		kprintf("power: PSCI SYSTEM_%s returned\n", off ? "OFF" : "RESET");
+	}
+	if (vexpress_sysreg_present()) {
+		err = sys_cfg_write(off ? SYS_CFG_SHUTDOWN : SYS_CFG_REBOOT, 0, 0, 0, 0);
+		if (err)
+			kprintf("power: SYS_CFG %s failed: %s\n", off ? "shutdown" : "reboot",
+				sys_cfg_strerror(err));
+	}
+	kprintf("power: no way to %s this board; halting\n", off ? "power off" : "reboot");
+}
+
+void platform_poweroff(void)
+{
+	power_request(true);
+	cpu_park();
+}
+
+void platform_reboot(void)
+{
+	power_request(false);
+	cpu_park();
+}

@@ -1,0 +1,199 @@
+/*
+ * Secondary CPU bring-up. Methods, from each cpu node's "enable-method":
+ *  - "psci": PSCI CPU_ON(mpidr, secondary_entry) (QEMU virt);
+ *  - "arm,vexpress-sysflags": the boot monitor / QEMU stub waits in WFI
+ *    polling SYS_FLAGS; we write the entry address there and kick every
+ *    waiting CPU with an SGI, which each must acknowledge on arrival.
+ * A CPU that has not arrived by the timeout is reported and left offline:
+ * the boot CPU moves it BOOTING -> TIMED_OUT with a compare-and-swap, the
+ * secondary moves itself BOOTING -> ONLINE; whichever comes first wins, and a
+ * late secondary parks itself.
+ */
+#include "arch/smp.h"
+
+#include <string.h>
+
+#include "arch/arm.h"
+#include "arch/barrier.h"
+#include "arch/cpu.h"
+#include "boot/boot.h"
+#include "boot/mmu.h"
+#include "drivers/gic.h"
+#include "drivers/psci.h"
+#include "drivers/timer.h"
+#include "drivers/vexpress.h"
+#include "kernel/fdt.h"
+#include "kernel/panic.h"
+#include "kernel/printk.h"
+#include "kernel/time.h"
+
+#define SCU_CTRL    0x00
+#define SCU_INV_ALL 0x0c
+
+/* Read by secondaries with the MMU off: cleaned to PoC before release. */
+uint32_t boot_cpu_hwid[CONFIG_NR_CPUS] = {
+	[0 ... CONFIG_NR_CPUS - 1] = 0xffffffffu
+};
+
+static struct cpu_info cpus[CONFIG_NR_CPUS];
+static int nr_cpus;
+static uintptr_t scu_base;
+
+extern char secondary_entry[];
+
+void smp_init_dt(const struct fdt *fdt)
+{
+	int cpus_node = fdt_path(fdt, "/cpus");
+	uint32_t self = read_mpidr() & MPIDR_HWID_MASK;
+	int scu;
+	uint64_t base, size;
+
+	if (cpus_node < 0)
+		panic("dtb: no /cpus node");
+	for (int n = fdt_first_child(fdt, cpus_node); n >= 0; n = fdt_next_sibling(fdt, n)) {
+		const char *type = fdt_prop_string(fdt, n, "device_type");
+		uint64_t reg, unused;
+
+		if (!type || strcmp(type, "cpu") != 0 || !fdt_node_enabled(fdt, n))
+			continue;
+		if (nr_cpus == CONFIG_NR_CPUS) {
+			kprintf("smp: more than %d cpu nodes; ignoring %s and later\n",
+				CONFIG_NR_CPUS, fdt_node_name(fdt, n));
+			break;
+		}
+		if (fdt_reg(fdt, n, 0, &reg, &unused) != 0)
+			panic("dtb: /cpus/%s has no valid reg (MPIDR)", fdt_node_name(fdt, n));
+		cpus[nr_cpus].hwid = (uint32_t)reg & MPIDR_HWID_MASK;
+		cpus[nr_cpus].node = n;
+		cpus[nr_cpus].compatible = fdt_prop_string(fdt, n, "compatible");
+		if (!cpus[nr_cpus].compatible)
+			cpus[nr_cpus].compatible = "unknown";
+		cpus[nr_cpus].enable_method = fdt_prop_string(fdt, n, "enable-method");
+		cpus[nr_cpus].state = CPU_ABSENT;
+		boot_cpu_hwid[nr_cpus] = cpus[nr_cpus].hwid;
+		nr_cpus++;
+	}
+	if (nr_cpus == 0)
+		panic("dtb: /cpus has no enabled cpu node");
+	if (cpus[0].hwid != self)
+		panic("smp: boot CPU mpidr 0x%x is not the first cpu node (reg 0x%x)",
+		      (unsigned)self, (unsigned)cpus[0].hwid);
+	cpus[0].state = CPU_ONLINE;
+
+	scu = fdt_find_compatible(fdt, -1, "arm,cortex-a9-scu");
+	if (scu >= 0 && fdt_reg(fdt, scu, 0, &base, &size) == 0)
+		scu_base = (uintptr_t)base;
+}
+
+int smp_nr_cpus(void)
+{
+	return nr_cpus;
+}
+
+struct cpu_info *smp_cpu(int cpu)
+{
+	KASSERT(cpu >= 0 && cpu < nr_cpus);
+	return &cpus[cpu];
+}
+
+bool cpu_is_online(int cpu)
+{
+	return cpu >= 0 && cpu < nr_cpus && READ_ONCE(cpus[cpu].state) == CPU_ONLINE;
+}
+
+int smp_nr_online(void)
+{
+	int n = 0;
+
+	for (int i = 0; i < nr_cpus; i++)
+		n += cpu_is_online(i);
+	return n;
+}
+
+/* A9: the Snoop Control Unit keeps the L1s coherent; it must be on. */
+static void scu_enable(void)
+{
+	uint32_t ctrl;
+
+	if (!scu_base)
+		return;
+	ctrl = mmio_read32(scu_base + SCU_CTRL);
+	if (ctrl & 1)
+		return;
+	mmio_write32(scu_base + SCU_INV_ALL, 0xffff);
+	mmio_write32(scu_base + SCU_CTRL, ctrl | 1);
+	dsb();
+}
+
+static bool method_is(const struct cpu_info *c, const char *m)
+{
+	return c->enable_method && strcmp(c->enable_method, m) == 0;
+}
+
+void smp_boot_secondaries(unsigned int timeout_ms)
+{
+	bool sysflags = false;
+	uint64_t deadline;
+
+	scu_enable();
+	dcache_clean_range(boot_cpu_hwid, sizeof(boot_cpu_hwid));
+	for (int i = 1; i < nr_cpus; i++) {
+		struct cpu_info *c = &cpus[i];
+
+		c->state = CPU_BOOTING;
+		if (method_is(c, "psci") || (!c->enable_method && psci_present())) {
+			int err = psci_present() ? psci_cpu_on(c->hwid, (uint32_t)(uintptr_t)secondary_entry, (uint32_t)i)
+						 : PSCI_NOT_SUPPORTED;
+
+			if (err != PSCI_SUCCESS) {
+				c->state = CPU_FAILED;
+				kprintf("cpu%d offline: PSCI CPU_ON mpidr=0x%x failed: %s\n", i,
+					(unsigned)c->hwid, psci_strerror(err));
+			}
+		} else if (method_is(c, "arm,vexpress-sysflags") ||
+			   (!c->enable_method && vexpress_sysreg_present())) {
+			if (vexpress_sysreg_present()) {
+				sysflags = true;
+			} else {
+				c->state = CPU_FAILED;
+				kprintf("cpu%d offline: enable-method sysflags but no arm,vexpress-sysreg\n", i);
+			}
+		} else {
+			c->state = CPU_FAILED;
+			kprintf("cpu%d offline: unsupported enable-method \"%s\"\n", i,
+				c->enable_method ? c->enable_method : "(none)");
+		}
+	}
+	dsb();
+	if (sysflags) {
+		vexpress_set_flags((uint32_t)(uintptr_t)secondary_entry);
+		gic_send_sgi_others(IPI_WAKEUP);
+	}
+
+	deadline = clock_ns() + (uint64_t)timeout_ms * NSEC_PER_MSEC;
+	for (int i = 1; i < nr_cpus; i++) {
+		struct cpu_info *c = &cpus[i];
+
+		while (READ_ONCE(c->state) == CPU_BOOTING && clock_ns() < deadline)
+			;
+		if (__sync_bool_compare_and_swap(&c->state, CPU_BOOTING, CPU_TIMED_OUT))
+			kprintf("cpu%d offline: mpidr=0x%x did not arrive within %u ms\n", i,
+				(unsigned)c->hwid, timeout_ms);
+	}
+}
+
+/* Called by secondary_main once this CPU runs with MMU, caches and GIC. */
+bool smp_mark_online(int cpu)
+{
+	cpus[cpu].online_ns = clock_ns();
+	smp_wmb();
+	if (!__sync_bool_compare_and_swap(&cpus[cpu].state, CPU_BOOTING, CPU_ONLINE))
+		return false;
+	sev();
+	return true;
+}
+
+void smp_send_stop(void)
+{
+	gic_send_sgi_others(IPI_STOP);
+}

@@ -1,0 +1,167 @@
+/*
+ * Console over a PL011: kprintf() formats into a per-call stack buffer and
+ * writes it under one lock so lines from different CPUs never interleave.
+ * Received bytes are pushed by the RX interrupt into a single-producer
+ * (the IRQ on the boot CPU) single-consumer (the shell) ring.
+ */
+#include "drivers/console.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "arch/barrier.h"
+#include "arch/spinlock.h"
+#include "drivers/gic.h"
+#include "drivers/pl011.h"
+#include "kernel/fdt.h"
+#include "kernel/printk.h"
+
+#define RX_RING 256	/* power of two */
+
+static uintptr_t uart_base = BOARD_EARLY_UART;
+static uint32_t uart_irq;
+static spinlock_t console_lock = SPINLOCK_INIT;
+static char rx_ring[RX_RING];
+static volatile unsigned int rx_head, rx_tail;
+static unsigned long rx_dropped;
+
+static void raw_write(const char *buf, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		if (buf[i] == '\n')
+			pl011_putc(uart_base, '\r');
+		pl011_putc(uart_base, buf[i]);
+	}
+}
+
+void console_write(const char *buf, size_t len)
+{
+	unsigned long flags = spin_lock_irqsave(&console_lock);
+
+	raw_write(buf, len);
+	spin_unlock_irqrestore(&console_lock, flags);
+}
+
+void console_write_panic(const char *buf, size_t len)
+{
+	raw_write(buf, len);
+}
+
+int vkprintf(const char *fmt, va_list ap)
+{
+	char buf[512];
+	int n = vsnprintf(buf, sizeof(buf), fmt, ap);
+
+	if (n < 0)
+		return n;
+	console_write(buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
+	return n;
+}
+
+int kprintf(const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vkprintf(fmt, ap);
+	va_end(ap);
+	return n;
+}
+
+static void console_rx_irq(uint32_t irq, void *arg)
+{
+	char c;
+
+	(void)irq;
+	(void)arg;
+	while (pl011_getc(uart_base, &c)) {
+		unsigned int head = rx_head;
+
+		if (head - rx_tail >= RX_RING) {
+			rx_dropped++;
+			continue;
+		}
+		rx_ring[head % RX_RING] = c;
+		smp_wmb();
+		rx_head = head + 1;
+	}
+	pl011_ack_irq(uart_base);
+}
+
+int console_getc(void)
+{
+	unsigned int tail = rx_tail;
+	int c;
+
+	if (tail == READ_ONCE(rx_head))
+		return -1;
+	smp_rmb();
+	c = (unsigned char)rx_ring[tail % RX_RING];
+	rx_tail = tail + 1;
+	return c;
+}
+
+unsigned long console_rx_dropped(void)
+{
+	return rx_dropped;
+}
+
+/* stdout-path = "serial0:38400n8" or "/path/to/uart[:opts]". */
+static int stdout_node(const struct fdt *fdt)
+{
+	int chosen = fdt_path(fdt, "/chosen");
+	const char *path = chosen >= 0 ? fdt_prop_string(fdt, chosen, "stdout-path") : NULL;
+	char name[64];
+	size_t n;
+
+	if (!path)
+		return -1;
+	n = strcspn(path, ":");
+	if (n == 0 || n >= sizeof(name))
+		return -1;
+	memcpy(name, path, n);
+	name[n] = '\0';
+	if (name[0] != '/') {
+		int aliases = fdt_path(fdt, "/aliases");
+		const char *target = aliases >= 0 ? fdt_prop_string(fdt, aliases, name) : NULL;
+
+		return target ? fdt_path(fdt, target) : -1;
+	}
+	return fdt_path(fdt, name);
+}
+
+int console_init_dt(const struct fdt *fdt)
+{
+	int node = stdout_node(fdt);
+	uint64_t base, size;
+
+	if (node < 0 || !fdt_is_compatible(fdt, node, "arm,pl011"))
+		node = fdt_find_compatible(fdt, -1, "arm,pl011");
+	if (node < 0) {
+		kprintf("console: no arm,pl011 in the DT; keeping the early UART\n");
+		return -1;
+	}
+	if (fdt_reg(fdt, node, 0, &base, &size) != 0) {
+		kprintf("console: %s has no usable reg; keeping the early UART\n",
+			fdt_node_name(fdt, node));
+		return -1;
+	}
+	if (fdt_irq(fdt, node, 0, &uart_irq) != 0)
+		uart_irq = 0;
+	pl011_init((uintptr_t)base);
+	uart_base = (uintptr_t)base;
+	return 0;
+}
+
+void console_enable_rx_irq(void)
+{
+	if (!uart_irq) {
+		kprintf("console: UART has no interrupt in the DT: input disabled\n");
+		return;
+	}
+	irq_register(uart_irq, console_rx_irq, NULL);
+	gic_route(uart_irq, 0);
+	gic_enable(uart_irq);
+	pl011_enable_rx_irq(uart_base);
+}

@@ -1,0 +1,78 @@
+/*
+ * Clock and event-timer front end: picks a timer driver from the DT and
+ * converts between nanoseconds and its ticks (kernel/time.c).
+ */
+#include "drivers/timer.h"
+
+#include "drivers/gic.h"
+#include "kernel/fdt.h"
+#include "kernel/panic.h"
+#include "kernel/time.h"
+
+static struct timer_ops timer;
+static struct clock_conv conv;
+static timer_event_fn event_fn;
+
+static void timer_irq(uint32_t irq, void *arg)
+{
+	(void)irq;
+	(void)arg;
+	timer.ack();
+	if (event_fn)
+		event_fn();
+}
+
+int timer_init_dt(const struct fdt *fdt)
+{
+	if (arch_timer_probe(fdt, &timer) != 0 && a9_timer_probe(fdt, &timer) != 0)
+		panic("timer: no arm,armv7-timer and no arm,cortex-a9-global-timer + arm,cortex-a9-twd-timer in the DT");
+	if (clock_conv_init(&conv, timer.freq_hz) != 0)
+		panic("timer: %s frequency %u Hz is outside 4 MHz..1 GHz", timer.name,
+		      (unsigned)timer.freq_hz);
+	irq_register(timer.irq, timer_irq, NULL);
+	return 0;
+}
+
+void timer_cpu_init(void)
+{
+	timer.cpu_init();
+	gic_enable(timer.irq);
+}
+
+uint64_t clock_ns(void)
+{
+	return clock_ticks_to_ns(&conv, timer.read());
+}
+
+void timer_set_deadline(uint64_t deadline_ns)
+{
+	timer.set_deadline(clock_ns_to_ticks(&conv, deadline_ns));
+}
+
+void timer_cancel(void)
+{
+	timer.cancel();
+}
+
+void timer_set_handler(timer_event_fn fn)
+{
+	event_fn = fn;
+}
+
+const char *timer_name(void)
+{
+	return timer.name;
+}
+
+uint32_t timer_freq(void)
+{
+	return timer.freq_hz;
+}
+
+void udelay(uint32_t us)
+{
+	uint64_t end = clock_ns() + (uint64_t)us * NSEC_PER_USEC;
+
+	while (clock_ns() < end)
+		;
+}

@@ -1,0 +1,20 @@
+/*
+ * The CPU-identity part of the arch interface used by the portable core.
+ * ARM: the logical CPU number lives in TPIDRPRW (set at CPU entry).
+ * Host: thread-local, settable by tests (host_set_cpu_id).
+ */
+#ifndef ARCH_CPU_H
+#define ARCH_CPU_H
+
+#ifdef __arm__
+#include "arch/arm.h"
+static inline int arch_cpu_id(void)
+{
+	return (int)read_tpidrprw();
+}
+#else
+int arch_cpu_id(void);
+void host_set_cpu_id(int cpu);
+#endif
+
+#endif

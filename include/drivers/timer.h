@@ -1,0 +1,45 @@
+/*
+ * System clock and per-CPU one-shot timer, found from the DT: the ARM
+ * generic timer ("arm,armv7-timer": virtual counter and virtual timer, as
+ * Linux uses on 32-bit ARM when not in HYP) or, on Cortex-A9, the global
+ * timer as the clock and the private TWD as the per-CPU event timer.
+ * clock_ns() is monotonic and the same on every CPU.
+ */
+#ifndef DRIVERS_TIMER_H
+#define DRIVERS_TIMER_H
+
+#include <stdint.h>
+
+struct fdt;
+
+typedef void (*timer_event_fn)(void);
+
+int timer_init_dt(const struct fdt *fdt);
+void timer_cpu_init(void);
+uint64_t clock_ns(void);
+/* Arm this CPU's one-shot timer for absolute time @deadline_ns. */
+void timer_set_deadline(uint64_t deadline_ns);
+void timer_cancel(void);
+/* Called (IRQ context, on the CPU whose timer fired) on expiry. */
+void timer_set_handler(timer_event_fn fn);
+const char *timer_name(void);
+uint32_t timer_freq(void);
+/* Busy-wait (for boot-time timeouts before there is a scheduler). */
+void udelay(uint32_t us);
+
+/* Implementations: each fills struct timer_ops; see timer.c. */
+struct timer_ops {
+	const char *name;
+	uint32_t freq_hz;
+	uint32_t irq;
+	uint64_t (*read)(void);			/* counter ticks */
+	void (*set_deadline)(uint64_t ticks);	/* absolute ticks */
+	void (*cancel)(void);
+	void (*ack)(void);			/* in the IRQ handler */
+	void (*cpu_init)(void);
+};
+
+int arch_timer_probe(const struct fdt *fdt, struct timer_ops *ops);
+int a9_timer_probe(const struct fdt *fdt, struct timer_ops *ops);
+
+#endif

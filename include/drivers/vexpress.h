@@ -1,0 +1,42 @@
+/*
+ * Versatile Express motherboard system registers: SYS_FLAGS (secondary
+ * release), SYS_24MHZ, and the SYS_CFG bridge to the board controllers
+ * (shutdown, reboot, oscillators, and on TC2 the energy/power meters).
+ */
+#ifndef DRIVERS_VEXPRESS_H
+#define DRIVERS_VEXPRESS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct fdt;
+
+enum sys_cfg_func {
+	SYS_CFG_OSC = 1,
+	SYS_CFG_VOLT = 2,
+	SYS_CFG_AMP = 3,
+	SYS_CFG_TEMP = 4,
+	SYS_CFG_SHUTDOWN = 8,
+	SYS_CFG_REBOOT = 9,
+	SYS_CFG_POWER = 12,
+	SYS_CFG_ENERGY = 13,
+};
+
+enum sys_cfg_err {
+	SYS_CFG_OK = 0,
+	SYS_CFG_ENODEV = -1,	/* no sysregs in the DT */
+	SYS_CFG_ETIMEDOUT = -2,	/* controller never set "complete" */
+	SYS_CFG_EFAULT = -3,	/* controller reported an error */
+};
+
+int vexpress_sysreg_init_dt(const struct fdt *fdt);
+bool vexpress_sysreg_present(void);
+/* Make secondaries waiting in the boot stub jump to @entry. */
+void vexpress_set_flags(uint32_t entry);
+int sys_cfg_read(enum sys_cfg_func func, unsigned site, unsigned position,
+		 unsigned device, uint32_t *data);
+int sys_cfg_write(enum sys_cfg_func func, unsigned site, unsigned position,
+		  unsigned device, uint32_t data);
+const char *sys_cfg_strerror(int err);
+
+#endif
