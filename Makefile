@@ -19,6 +19,7 @@ endif
 # Everything is built by rules below; no implicit rules or old-suffix magic.
 MAKEFLAGS += --no-builtin-rules
 .SUFFIXES:
+.SECONDARY:
 
 all: deps kernel-$(BOARD) host
 

@@ -1,0 +1,47 @@
+/*
+ * The serial-console shell: a line editor fed one byte at a time, a table
+ * of commands, and script execution (the `autorun=` boot argument).
+ *
+ * Prompt "sched> ". Editing: printable bytes insert, BS/DEL erase, CR or LF
+ * (CRLF once) enters, Ctrl-C cancels, Ctrl-U kills the line; escape
+ * sequences and other control or non-ASCII bytes are ignored. A line longer
+ * than SHELL_LINE_MAX - 1 characters gets one error line and is not run.
+ * A line may hold several commands separated by ';'. All output goes through
+ * the shell_io given to shell_init(). Not reentrant: one console, one shell.
+ */
+#ifndef KERNEL_SHELL_H
+#define KERNEL_SHELL_H
+
+#include <stddef.h>
+
+#define SHELL_LINE_MAX 256
+#define SHELL_MAX_CMDS 64
+#define SHELL_PROMPT "sched> "
+
+struct shell_io {
+	void (*write)(void *ctx, const char *buf, size_t len);
+	void *ctx;
+};
+
+struct shell_cmd {
+	const char *name;
+	const char *args_help;	/* e.g. "<mode>" ("" if none) */
+	const char *help;
+	int (*fn)(int argc, char **argv);
+};
+
+void shell_init(const struct shell_io *io);
+/* Forget every command and any partial line (for tests). */
+void shell_reset(void);
+/* 0 on success; -1 if the name is taken or the table is full. */
+int shell_register(const struct shell_cmd *cmd);
+void shell_start(void);			/* print the first prompt */
+void shell_input(char c);
+/* Run one line (';'-separated commands); returns the last status. */
+int shell_execute(const char *line);
+/* Run a script, echoing "sched> <cmd>" before each command. */
+void shell_run_script(const char *script);
+int shell_last_status(void);
+void shell_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif
