@@ -75,6 +75,12 @@ static void console_rx_irq(uint32_t irq, void *arg)
 
 	(void)irq;
 	(void)arg;
+	/*
+	 * Acknowledge before draining: a byte that lands after the last
+	 * "FIFO empty" check then raises the interrupt again instead of being
+	 * stranded with the interrupt already cleared.
+	 */
+	pl011_ack_irq(uart_base);
 	while (pl011_getc(uart_base, &c)) {
 		unsigned int head = rx_head;
 
@@ -86,7 +92,6 @@ static void console_rx_irq(uint32_t irq, void *arg)
 		smp_wmb();
 		rx_head = head + 1;
 	}
-	pl011_ack_irq(uart_base);
 }
 
 int console_getc(void)

@@ -19,7 +19,7 @@ _loader.exec_module(qemu_run)
 
 class Run:
     def __init__(self, output, status, timed_out):
-        self.output = output
+        self.output = output.replace("\r\n", "\n")
         self.status = status
         self.timed_out = timed_out
 
