@@ -1,0 +1,227 @@
+/*
+ * PELT arithmetic (see include/kernel/pelt.h for the model and bounds).
+ *
+ * Every operation is O(1) in the elapsed time: y^n is a table lookup for
+ * n % 32 and a shift for n / 32 (y^32 = 1/2), and the contribution of n full
+ * periods is a closed form of the geometric series instead of the seed's
+ * per-period loop.
+ */
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kernel/panic.h"
+#include "kernel/pelt.h"
+
+/*
+ * y_inv[n] = floor(2^32 * y^n) = floor(2^32 * 2^(-n/32)) for 1 <= n < 32,
+ * so val * y^n ~= (val * y_inv[n]) >> 32 and never exceeds the exact value.
+ * Generated with 50-digit decimals:
+ *   python3 -c 'from decimal import *; getcontext().prec = 50
+ *   for n in range(1, 32): print(hex(int(2 ** 32 * Decimal(2) ** (Decimal(-n) / 32))))'
+ * and checked against long double in tests/host/test_pelt.c. y^0 = 1 does
+ * not fit; n == 0 skips the multiply, so entry 0 is never read.
+ */
+static const uint32_t y_inv[PELT_HALFLIFE] = {
+	0x00000000, 0xfa83b2db, 0xf5257d15, 0xefe4b99b,
+	0xeac0c6e7, 0xe5b906e7, 0xe0ccdeec, 0xdbfbb797,
+	0xd744fcca, 0xd2a81d91, 0xce248c15, 0xc9b9bd86,
+	0xc5672a11, 0xc12c4cca, 0xbd08a39f, 0xb8fbaf47,
+	0xb504f333, 0xb123f581, 0xad583eea, 0xa9a15ab4,
+	0xa5fed6a9, 0xa2704303, 0x9ef53260, 0x9b8d39b9,
+	0x9837f051, 0x94f4efa8, 0x91c3d373, 0x8ea4398b,
+	0x8b95c1e3, 0x88980e80, 0x85aac367, 0x82cd8698,
+};
+
+/* sum_{k>=1} 1024 * y^k as the truncating arithmetic sees it. */
+#define HISTORY_LIMIT (PELT_LOAD_AVG_MAX - PELT_PERIOD_UNITS)
+
+uint32_t pelt_decay(uint32_t val, uint64_t periods)
+{
+	unsigned int halvings, rest;
+
+	/* 32 halvings empty any uint32_t. */
+	if (periods >= (uint64_t)PELT_HALFLIFE * 32u)
+		return 0;
+	halvings = (unsigned int)(periods / PELT_HALFLIFE);
+	rest = (unsigned int)(periods % PELT_HALFLIFE);
+	val >>= halvings;
+	if (rest)
+		val = (uint32_t)(((uint64_t)val * y_inv[rest]) >> 32);
+	return val;
+}
+
+uint32_t pelt_periods_sum(uint64_t periods)
+{
+	/*
+	 * sum_{k=1..n} 1024 y^k = sum_{k>=1} 1024 y^k - y^n * sum_{k>=1} 1024 y^k.
+	 * Decay of the limit reaches 0 after ~480 periods, so the sum then
+	 * saturates at HISTORY_LIMIT without a special case.
+	 */
+	uint32_t sum = HISTORY_LIMIT - pelt_decay(HISTORY_LIMIT, periods);
+
+	KASSERT(sum <= HISTORY_LIMIT);
+	return sum;
+}
+
+void pelt_init(struct sched_avg *sa, uint64_t now_ns)
+{
+	KASSERT(sa != NULL);
+	sa->runnable_avg_sum = 0;
+	sa->runnable_avg_period = 0;
+	sa->usage_avg_sum = 0;
+	sa->period_contrib = 0;
+	sa->last_update_ns = now_ns;
+	seqcount_init(&sa->seq);
+}
+
+static void check_bounds(const struct sched_avg *sa)
+{
+	KASSERT(sa->usage_avg_sum <= sa->runnable_avg_sum);
+	KASSERT(sa->runnable_avg_sum <= sa->runnable_avg_period);
+	KASSERT(sa->period_contrib < PELT_PERIOD_UNITS);
+	KASSERT(sa->runnable_avg_period >= sa->period_contrib);
+	KASSERT(sa->runnable_avg_period - sa->period_contrib <= PELT_HISTORY_MAX);
+}
+
+/*
+ * Roll @val over @boundaries period boundaries: the units @head that
+ * complete the current period join it, the whole lot ages by @boundaries,
+ * then @full_sum (the @boundaries - 1 full periods in between) and @tail
+ * (the start of the new current period) are added. The seed's order: only
+ * the sums' truncation points, not the meaning, differ from mainline's.
+ */
+static uint32_t roll_over(uint32_t val, bool counted, uint32_t head,
+			  uint64_t boundaries, uint32_t full_sum, uint32_t tail)
+{
+	if (counted)
+		val += head;
+	val = pelt_decay(val, boundaries);
+	if (counted)
+		val += full_sum + tail;
+	return val;
+}
+
+int pelt_update(struct sched_avg *sa, uint64_t now_ns, bool runnable, bool running)
+{
+	uint64_t delta_ns, units, boundaries;
+	uint32_t head, tail, full_sum;
+
+	KASSERT(sa != NULL);
+	KASSERT(runnable || !running);
+
+	if (now_ns < sa->last_update_ns) {
+		seqcount_write_begin(&sa->seq);
+		sa->last_update_ns = now_ns;
+		seqcount_write_end(&sa->seq);
+		return 0;
+	}
+	delta_ns = now_ns - sa->last_update_ns;
+	units = delta_ns >> PELT_UNIT_SHIFT;
+	if (units == 0)
+		return 0;
+
+	seqcount_write_begin(&sa->seq);
+	/* Whole units only: the sub-unit remainder stays for the next update. */
+	sa->last_update_ns += units << PELT_UNIT_SHIFT;
+
+	if (sa->period_contrib + units < PELT_PERIOD_UNITS) {
+		uint32_t d = (uint32_t)units;
+
+		if (runnable)
+			sa->runnable_avg_sum += d;
+		if (running)
+			sa->usage_avg_sum += d;
+		sa->runnable_avg_period += d;
+		sa->period_contrib += d;
+		check_bounds(sa);
+		seqcount_write_end(&sa->seq);
+		return 0;
+	}
+
+	/*
+	 * head completes the current period; what is left is some whole
+	 * periods and a tail that opens the new current period.
+	 */
+	head = PELT_PERIOD_UNITS - sa->period_contrib;
+	units -= head;
+	boundaries = units / PELT_PERIOD_UNITS + 1;
+	tail = (uint32_t)(units % PELT_PERIOD_UNITS);
+	full_sum = pelt_periods_sum(boundaries - 1);
+
+	sa->runnable_avg_sum = roll_over(sa->runnable_avg_sum, runnable, head,
+					 boundaries, full_sum, tail);
+	sa->usage_avg_sum = roll_over(sa->usage_avg_sum, running, head,
+				      boundaries, full_sum, tail);
+	sa->runnable_avg_period = roll_over(sa->runnable_avg_period, true, head,
+					    boundaries, full_sum, tail);
+	sa->period_contrib = tail;
+	check_bounds(sa);
+	seqcount_write_end(&sa->seq);
+
+	return boundaries > INT_MAX ? INT_MAX : (int)boundaries;
+}
+
+void pelt_snapshot(const struct sched_avg *sa, struct sched_avg *snap)
+{
+	uint32_t seq;
+
+	KASSERT(sa != NULL && snap != NULL && sa != snap);
+	do {
+		seq = seqcount_read_begin(&sa->seq);
+		snap->runnable_avg_sum = READ_ONCE(sa->runnable_avg_sum);
+		snap->runnable_avg_period = READ_ONCE(sa->runnable_avg_period);
+		snap->usage_avg_sum = READ_ONCE(sa->usage_avg_sum);
+		snap->period_contrib = READ_ONCE(sa->period_contrib);
+		/* May tear on 32-bit CPUs: the retry below discards a torn copy. */
+		snap->last_update_ns = READ_ONCE(sa->last_update_ns);
+	} while (seqcount_read_retry(&sa->seq, seq));
+	/* The copy is private: its own count is that of a quiet seqcount. */
+	seqcount_init(&snap->seq);
+	check_bounds(snap);
+}
+
+uint32_t pelt_ratio(uint32_t sum, uint32_t period)
+{
+	KASSERT(sum <= period);
+	if (period == 0)
+		return 0;
+	return (uint32_t)(((uint64_t)sum << PELT_SCALE_SHIFT) / period);
+}
+
+uint32_t pelt_runnable_ratio(const struct sched_avg *sa)
+{
+	return pelt_ratio(sa->runnable_avg_sum, sa->runnable_avg_period);
+}
+
+uint32_t pelt_usage_ratio(const struct sched_avg *sa)
+{
+	return pelt_ratio(sa->usage_avg_sum, sa->runnable_avg_period);
+}
+
+unsigned long pelt_load_contrib(const struct sched_avg *sa, unsigned long weight)
+{
+	uint64_t contrib;
+
+	KASSERT(sa->runnable_avg_sum <= sa->runnable_avg_period);
+	/* Nice -20's weight times PELT_SUM_MAX overflows 32 bits: use 64. */
+	contrib = (uint64_t)weight * sa->runnable_avg_sum /
+		  ((uint64_t)sa->runnable_avg_period + 1);
+	KASSERT(contrib <= weight);
+	return (unsigned long)contrib;
+}
+
+bool pelt_is_light(const struct sched_avg *sa)
+{
+	return ((uint64_t)sa->usage_avg_sum << 2) < sa->runnable_avg_period;
+}
+
+bool pelt_is_buddy_busy(uint32_t usage_sum, uint32_t period, unsigned int nr_running)
+{
+	if (usage_sum == 0)
+		return false;
+	/* usage_sum >= 1 shifted by 32 or more exceeds any uint32_t period. */
+	if (nr_running >= 32)
+		return true;
+	return ((uint64_t)usage_sum << nr_running) > period;
+}
