@@ -19,6 +19,7 @@
 #include "kernel/fdt.h"
 #include "kernel/panic.h"
 #include "kernel/printk.h"
+#include "kernel/sched.h"
 #include "kernel/shell.h"
 #include "kernel/time.h"
 
@@ -52,7 +53,45 @@ static void ipi_handler(uint32_t irq, void *arg)
 		smp_cpu(arch_cpu_id())->state = CPU_STOPPED;
 		cpu_park();
 	}
-	/* IPI_WAKEUP / IPI_RESCHEDULE: returning from the IRQ is the point. */
+	if (irq == IPI_RESCHEDULE)
+		sched_ipi();
+	/* IPI_WAKEUP: returning from the IRQ is the point. */
+}
+
+static void timer_event(void)
+{
+	timers_run(clock_ns());
+}
+
+static struct task *console_task;
+
+/* The shell runs as a task on CPU0, woken by the console's RX interrupt. */
+static void console_task_fn(void *arg)
+{
+	const char *autorun = bootargs_get(&bootargs, "autorun");
+
+	(void)arg;
+	if (autorun)
+		shell_run_script(autorun);
+	shell_start();
+	for (;;) {
+		int c;
+
+		set_current_sleeping();
+		c = console_getc();
+		if (c < 0) {
+			sched_block();
+			continue;
+		}
+		set_current_running();
+		shell_input((char)c);
+	}
+}
+
+static void console_rx_wake(void)
+{
+	if (console_task)
+		wake_up(console_task);
 }
 
 static void open_dtb(uintptr_t dtb)
@@ -96,7 +135,6 @@ static void print_cpu(int cpu)
 void boot_main(uintptr_t dtb)
 {
 	static const struct shell_io io = { console_shell_write, NULL };
-	const char *autorun;
 
 	open_dtb(dtb);
 	mmu_build(&fdt);
@@ -115,11 +153,14 @@ void boot_main(uintptr_t dtb)
 		irq_register(sgi, ipi_handler, NULL);
 	gic_ready = true;
 	timer_init_dt(&fdt);
+	timer_set_handler(timer_event);
 	timer_cpu_init();
 	t_boot = clock_ns();
 	vexpress_sysreg_init_dt(&fdt);
 	psci_init_dt(&fdt);
 	smp_init_dt(&fdt);
+	sched_init(smp_nr_cpus());
+	sched_init_cpu(0);
 	boot_topology_init(&fdt);
 	kprintf("memory: %u MiB, timer: %s at %u Hz\n", (unsigned)(mmu_ram_bytes() >> 20),
 		timer_name(), (unsigned)timer_freq());
@@ -131,25 +172,14 @@ void boot_main(uintptr_t dtb)
 	kprintf("%d of %d CPUs online\n", smp_nr_online(), smp_nr_cpus());
 	boot_topology_report();
 
-	console_enable_rx_irq();
 	shell_init(&io);
 	console_commands_register();
-	irq_enable();
-	autorun = bootargs_get(&bootargs, "autorun");
-	if (autorun)
-		shell_run_script(autorun);
-	shell_start();
-	for (;;) {
-		int c;
-
-		irq_disable();
-		c = console_getc();
-		if (c < 0)
-			wfi();	/* a pending IRQ wakes WFI even while masked */
-		irq_enable();
-		if (c >= 0)
-			shell_input((char)c);
-	}
+	sched_commands_register();
+	console_set_rx_callback(console_rx_wake);
+	console_enable_rx_irq();
+	console_task = task_create("console", console_task_fn, NULL, 0, 1u << 0);
+	KASSERT(console_task);
+	sched_idle_loop();
 }
 
 void secondary_main(int cpu)
@@ -158,9 +188,8 @@ void secondary_main(int cpu)
 	gic_cpu_init();
 	gic_drain();	/* the SGI that released us is still pending */
 	timer_cpu_init();
+	sched_init_cpu(cpu);
 	if (!smp_mark_online(cpu))
 		cpu_park();	/* too late: the boot CPU gave up on us */
-	irq_enable();
-	for (;;)
-		wfi();
+	sched_idle_loop();
 }

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "kernel/format.h"
 #include "arch/arm.h"
 #include "arch/cpu.h"
 #include "arch/smp.h"
@@ -34,7 +35,7 @@ void panic_print(const char *fmt, ...)
 	int n;
 
 	va_start(ap, fmt);
-	n = vsnprintf(panic_buf, sizeof(panic_buf), fmt, ap);
+	n = kvsnprintf(panic_buf, sizeof(panic_buf), fmt, ap);
 	va_end(ap);
 	if (n > (int)sizeof(panic_buf) - 1)
 		n = sizeof(panic_buf) - 1;
@@ -55,7 +56,7 @@ void panic(const char *fmt, ...)
 
 	panic_begin();
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	kvsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	panic_print("panic: cpu%d: %s\n", arch_cpu_id(), msg);
 	panic_halt();

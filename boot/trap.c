@@ -11,6 +11,7 @@
 #include "boot/boot.h"
 #include "boot/mmu.h"
 #include "drivers/gic.h"
+#include "kernel/sched.h"
 
 static const char *const trap_names[] = {
 	[TRAP_RESET] = "reset vector",
@@ -96,4 +97,5 @@ void trap_handler(struct trap_frame *tf, int type)
 void irq_handler(void)
 {
 	gic_handle_irq();
+	sched_irq_exit();
 }

@@ -4,6 +4,7 @@
  * Received bytes are pushed by the RX interrupt into a single-producer
  * (the IRQ on the boot CPU) single-consumer (the shell) ring.
  */
+#include "kernel/format.h"
 #include "drivers/console.h"
 
 #include <stdio.h>
@@ -24,6 +25,12 @@ static spinlock_t console_lock = SPINLOCK_INIT;
 static char rx_ring[RX_RING];
 static volatile unsigned int rx_head, rx_tail;
 static unsigned long rx_dropped;
+static void (*rx_callback)(void);
+
+void console_set_rx_callback(void (*fn)(void))
+{
+	rx_callback = fn;
+}
 
 static void raw_write(const char *buf, size_t len)
 {
@@ -50,7 +57,7 @@ void console_write_panic(const char *buf, size_t len)
 int vkprintf(const char *fmt, va_list ap)
 {
 	char buf[512];
-	int n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	int n = kvsnprintf(buf, sizeof(buf), fmt, ap);
 
 	if (n < 0)
 		return n;
@@ -92,6 +99,8 @@ static void console_rx_irq(uint32_t irq, void *arg)
 		smp_wmb();
 		rx_head = head + 1;
 	}
+	if (rx_callback)
+		rx_callback();
 }
 
 int console_getc(void)

@@ -44,12 +44,12 @@ uint64_t clock_ns(void)
 	return clock_ticks_to_ns(&conv, timer.read());
 }
 
-void timer_set_deadline(uint64_t deadline_ns)
+void clockevent_set_deadline(uint64_t deadline_ns)
 {
 	timer.set_deadline(clock_ns_to_ticks(&conv, deadline_ns));
 }
 
-void timer_cancel(void)
+void clockevent_cancel(void)
 {
 	timer.cancel();
 }

@@ -6,6 +6,7 @@
  * a blob known to be well formed, but still go through the same checked
  * token decoder (next_token), so a bug here cannot read outside the blob.
  */
+#include "kernel/format.h"
 #include "kernel/fdt.h"
 
 #include <stdarg.h>
@@ -43,7 +44,7 @@ static int fail(struct fdt *fdt, int code, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(fdt->err, sizeof(fdt->err), fmt, ap);
+	kvsnprintf(fdt->err, sizeof(fdt->err), fmt, ap);
 	va_end(ap);
 	return code;
 }

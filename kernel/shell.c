@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "kernel/cmdline.h"
+#include "kernel/format.h"
 
 enum esc_state { ESC_NONE, ESC_START, ESC_CSI, ESC_SS3 };
 
@@ -45,7 +46,7 @@ void shell_printf(const char *fmt, ...)
 	int n;
 
 	va_start(ap, fmt);
-	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	n = kvsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
 	if (n > 0)
 		out(buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
@@ -106,7 +107,7 @@ static int cmd_help(int argc, char **argv)
 	for (int i = 0; i < sh.nr_cmds; i++) {
 		char usage[48];
 
-		snprintf(usage, sizeof(usage), "%s %s", sh.cmds[i]->name, sh.cmds[i]->args_help);
+		ksnprintf(usage, sizeof(usage), "%s %s", sh.cmds[i]->name, sh.cmds[i]->args_help);
 		shell_printf("  %-22s %s\n", usage, sh.cmds[i]->help);
 	}
 	return 0;

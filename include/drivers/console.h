@@ -19,6 +19,8 @@ void console_write(const char *buf, size_t len);
 void console_write_panic(const char *buf, size_t len);
 /* Next received byte, or -1 if none is buffered. */
 int console_getc(void);
+/* Called (IRQ context) after received bytes were buffered. */
+void console_set_rx_callback(void (*fn)(void));
 /* Received bytes dropped because the ring was full. */
 unsigned long console_rx_dropped(void);
 

@@ -18,8 +18,8 @@ int timer_init_dt(const struct fdt *fdt);
 void timer_cpu_init(void);
 uint64_t clock_ns(void);
 /* Arm this CPU's one-shot timer for absolute time @deadline_ns. */
-void timer_set_deadline(uint64_t deadline_ns);
-void timer_cancel(void);
+void clockevent_set_deadline(uint64_t deadline_ns);
+void clockevent_cancel(void);
 /* Called (IRQ context, on the CPU whose timer fired) on expiry. */
 void timer_set_handler(timer_event_fn fn);
 const char *timer_name(void);

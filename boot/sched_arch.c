@@ -1,0 +1,30 @@
+/* The scheduler's arch hooks on ARM: timers, IPIs, idle (include/arch/ipi.h). */
+#include "arch/arm.h"
+#include "arch/ipi.h"
+#include "arch/smp.h"
+#include "drivers/gic.h"
+#include "drivers/timer.h"
+#include "kernel/timer.h"
+
+void arch_timer_program(uint64_t deadline_ns)
+{
+	if (deadline_ns == TIMER_NEVER)
+		clockevent_cancel();
+	else
+		clockevent_set_deadline(deadline_ns);
+}
+
+uint64_t arch_now_ns(void)
+{
+	return clock_ns();
+}
+
+void arch_send_reschedule(int cpu)
+{
+	gic_send_sgi(IPI_RESCHEDULE, 1u << cpu);
+}
+
+void arch_cpu_idle(void)
+{
+	wfi();
+}

@@ -1,0 +1,47 @@
+/*
+ * Intrusive red-black tree with a cached leftmost node.
+ *
+ * Nodes are embedded in their owners (container_of-style). Insert and erase
+ * are O(log n); rb_first() is O(1), so "pick the smallest" costs nothing.
+ * Ordering is the caller's: rb_insert() takes a strict "less" function, and
+ * nodes comparing equal go right of existing ones (FIFO among equals).
+ * No locking: the owner of the tree serialises access.
+ */
+#ifndef KERNEL_RBTREE_H
+#define KERNEL_RBTREE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct rb_node {
+	struct rb_node *left, *right, *parent;
+	bool red;
+};
+
+struct rb_root {
+	struct rb_node *root;
+	struct rb_node *leftmost;
+};
+
+#define RB_ROOT_INIT { NULL, NULL }
+
+typedef bool (*rb_less_fn)(const struct rb_node *a, const struct rb_node *b);
+
+void rb_insert(struct rb_root *tree, struct rb_node *node, rb_less_fn less);
+void rb_erase(struct rb_root *tree, struct rb_node *node);
+
+static inline struct rb_node *rb_first(const struct rb_root *tree)
+{
+	return tree->leftmost;
+}
+
+/* In-order successor, or NULL. */
+struct rb_node *rb_next(const struct rb_node *node);
+
+/*
+ * Check every red-black and ordering invariant; returns the black height
+ * (>= 1) or -1 if the tree is broken. O(n): for tests and debug builds.
+ */
+int rb_check(const struct rb_root *tree, rb_less_fn less);
+
+#endif

@@ -1,0 +1,136 @@
+/*
+ * Tasks and per-CPU run queues.
+ *
+ * Every task is in exactly one place: running on a CPU (rq->curr), queued
+ * on one run queue, sleeping (on no queue; maybe with a timer armed), or
+ * exited (waiting to be joined). sched_check_invariants() asserts this.
+ *
+ * Locking: each rq has one lock, always taken with IRQs off. A task's
+ * state, on_rq and cpu change only under the lock of the rq it belongs to
+ * (task->cpu). Two rq locks are never held at once except in
+ * double_rq_lock(), which takes the lower CPU first. A context switch
+ * happens with the rq lock held; the next task releases it
+ * (sched_finish_switch), so a waker holding that lock never sees a task
+ * half switched out. Remote wake-ups go through the target CPU's lock-free
+ * wake list and an IPI; the target enqueues under its own lock.
+ */
+#ifndef KERNEL_SCHED_H
+#define KERNEL_SCHED_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "arch/spinlock.h"
+#include "kernel/fair.h"
+#include "kernel/timer.h"
+
+#ifdef __arm__
+#include "arch/context.h"
+#else
+struct arch_context { uint32_t unused; };
+#endif
+
+#define TASK_NAME_LEN 16
+#define TASK_STACK_SIZE 8192
+#define MAX_TASKS 1024
+
+enum task_state {
+	TASK_FREE = 0,		/* slot unused */
+	TASK_RUNNABLE,		/* on a run queue or running */
+	TASK_SLEEPING,		/* blocked: off every queue */
+	TASK_WAKING,		/* being moved to its wake-up CPU */
+	TASK_EXITED,		/* finished, not yet joined */
+};
+
+struct task {
+	struct arch_context ctx;	/* first: switch.S does not care, gdb does */
+	struct sched_entity se;
+	uint32_t tid;			/* never reused */
+	char name[TASK_NAME_LEN];
+	volatile int state;		/* enum task_state */
+	volatile int cpu;		/* rq the task belongs to */
+	bool on_rq;			/* queued or running on task->cpu */
+	bool is_idle;
+	uint32_t cpus_allowed;		/* affinity, bit n = CPU n */
+	void (*fn)(void *arg);
+	void *arg;
+	void *stack;
+	int exit_code;
+	struct task *joiner;		/* sleeping in task_join() */
+	struct timer sleep_timer;
+	struct task *wake_next;		/* wake-list link */
+	int wake_flags;			/* ENQ_* for the wake-list enqueue */
+	uint64_t wait_start_ns;		/* when last made runnable */
+	uint64_t nr_switches, nr_migrations, nr_wakeups;
+	uint64_t last_ran_ns;
+};
+
+struct rq {
+	spinlock_t lock;
+	int cpu;
+	struct cfs_rq cfs;
+	struct task *curr, *idle;
+	volatile bool need_resched;
+	uint64_t clock;			/* ns, updated under the lock */
+	struct task *volatile wake_list;	/* lock-free LIFO of wakees */
+	bool tick_stopped;
+	struct task *deferred_wake;	/* woken after the switch (task_exit) */
+	uint64_t nr_switches;
+	uint64_t ticks;			/* scheduler ticks handled */
+	uint64_t idle_ns, busy_ns;	/* time accounting */
+	uint64_t idle_enter_ns;
+	uint64_t next_balance_ns[4];	/* per domain level */
+};
+
+/* Tunables (boot arguments). */
+extern unsigned int sched_hz;		/* tick rate, default 1000 */
+
+void sched_init(int nr_cpus);
+/* The calling CPU's boot context becomes its idle task. */
+void sched_init_cpu(int cpu);
+/* Enter the idle loop on this CPU; never returns. */
+void sched_idle_loop(void) __attribute__((noreturn));
+
+struct rq *cpu_rq(int cpu);
+struct task *current_task(void);
+int sched_nr_cpus(void);
+
+/* Task lifecycle. */
+struct task *task_create(const char *name, void (*fn)(void *), void *arg, int nice,
+			 uint32_t cpus_allowed);
+void task_exit(int code) __attribute__((noreturn));
+/* Wait for @t to exit; returns its exit code and frees it. */
+int task_join(struct task *t);
+void task_yield(void);
+void task_sleep_ns(uint64_t ns);
+void task_sleep_until(uint64_t deadline_ns);
+void task_set_nice(struct task *t, int nice);
+int task_set_affinity(struct task *t, uint32_t cpus_allowed);
+/* Block the current task until wake_up(); call with state set first. */
+void sched_block(void);
+void set_current_sleeping(void);
+void set_current_running(void);
+bool wake_up(struct task *t);
+
+/* Called by the arch layer. */
+void sched_tick(void);			/* timer IRQ: the tick */
+void sched_ipi(void);			/* IPI_RESCHEDULE */
+void sched_irq_exit(void);		/* end of every IRQ: preempt if needed */
+void sched_finish_switch(void);		/* first thing a new task runs */
+
+/* Iteration for ps/top: calls fn for each live task, with no lock held. */
+void sched_for_each_task(void (*fn)(const struct task *t, void *arg), void *arg);
+const char *task_state_name(const struct task *t);
+int sched_nr_tasks(void);
+void sched_check_invariants(void);
+
+/* Console commands: ps, top, spawn, schedtest (kernel/sched_commands.c). */
+void sched_commands_register(void);
+
+/* Between kernel/sched.c and kernel/task.c. */
+struct task *task_alloc_idle(int cpu);
+void sched_start_task(struct task *t);
+void task_free(struct task *t);
+void sched_exit_current(int code) __attribute__((noreturn));
+
+#endif

@@ -1,0 +1,48 @@
+/*
+ * Per-CPU software timers on the CPU's one-shot hardware timer.
+ *
+ * Each CPU has a binary min-heap of pending timers ordered by expiry
+ * (O(log n) arm/cancel), under one lock taken with IRQs off. A timer fires
+ * on the CPU it was armed on; timers are armed only on the calling CPU, so
+ * the hardware deadline is always reprogrammed locally. Callbacks run in
+ * IRQ context without the lock held and may re-arm their timer.
+ * The arch layer provides arch_timer_program() and arch_now_ns().
+ */
+#ifndef KERNEL_TIMER_H
+#define KERNEL_TIMER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define TIMER_NEVER UINT64_MAX
+#define TIMERS_PER_CPU 2048
+
+struct timer;
+typedef void (*timer_fn)(struct timer *t);
+
+struct timer {
+	uint64_t expires;
+	timer_fn fn;
+	void *arg;
+	int cpu;		/* heap it is on, or -1 */
+	int heap_index;
+};
+
+void timers_init_cpu(int cpu);
+void timer_setup(struct timer *t, timer_fn fn, void *arg);
+/* Arm (or re-arm) @t on the calling CPU for absolute time @expires. */
+void timer_arm(struct timer *t, uint64_t expires);
+/* Disarm; returns true if it was pending. Only from the CPU it is on. */
+bool timer_cancel(struct timer *t);
+bool timer_pending(const struct timer *t);
+/* Earliest expiry on @cpu, or TIMER_NEVER. */
+uint64_t timers_next_expiry(int cpu);
+unsigned int timers_nr_pending(int cpu);
+/* Run expired timers of the calling CPU, then reprogram the hardware. */
+void timers_run(uint64_t now);
+
+/* Provided by the arch layer. */
+void arch_timer_program(uint64_t deadline_ns);
+uint64_t arch_now_ns(void);
+
+#endif

@@ -1,0 +1,246 @@
+/* Fair class arithmetic; the contract is in include/kernel/fair.h. */
+#include "kernel/fair.h"
+
+#include <string.h>
+
+#include "kernel/panic.h"
+
+/*
+ * Weight per nice level: each step is ~1.25x, so one nice level apart
+ * means ~10% CPU difference between two competitors (Linux's table).
+ */
+static const uint32_t nice_weights[NICE_MAX - NICE_MIN + 1] = {
+	/* -20 */ 88761, 71755, 56483, 46273, 36291,
+	/* -15 */ 29154, 23254, 18705, 14949, 11916,
+	/* -10 */ 9548, 7620, 6100, 4904, 3906,
+	/*  -5 */ 3121, 2501, 1991, 1586, 1277,
+	/*   0 */ 1024, 820, 655, 526, 423,
+	/*   5 */ 335, 272, 215, 172, 137,
+	/*  10 */ 110, 87, 70, 56, 45,
+	/*  15 */ 36, 29, 23, 18, 15,
+};
+
+uint32_t nice_to_weight(int nice)
+{
+	KASSERT(nice >= NICE_MIN && nice <= NICE_MAX);
+	return nice_weights[nice - NICE_MIN];
+}
+
+static struct sched_entity *node_se(const struct rb_node *n)
+{
+	return n ? (struct sched_entity *)((char *)n - offsetof(struct sched_entity, run_node))
+		 : NULL;
+}
+
+static bool vruntime_less(const struct rb_node *a, const struct rb_node *b)
+{
+	return vruntime_delta(node_se(a)->vruntime, node_se(b)->vruntime) < 0;
+}
+
+void cfs_rq_init(struct cfs_rq *cfs)
+{
+	memset(cfs, 0, sizeof(*cfs));
+	/* Start near the wrap point so wrap-safety is exercised early. */
+	cfs->min_vruntime = (uint64_t)(-(1ll << 20));
+}
+
+void se_init(struct sched_entity *se, int nice)
+{
+	memset(se, 0, sizeof(*se));
+	se->nice = nice;
+	se->weight = nice_to_weight(nice);
+}
+
+/* delta * NICE_0_WEIGHT / weight, exact for any delta below ~2^54 ns. */
+static uint64_t weighted(uint64_t delta, uint32_t weight)
+{
+	if (weight == NICE_0_WEIGHT)
+		return delta;
+	return delta * NICE_0_WEIGHT / weight;
+}
+
+static void update_min_vruntime(struct cfs_rq *cfs)
+{
+	struct sched_entity *left = node_se(rb_first(&cfs->timeline));
+	uint64_t v = cfs->min_vruntime;
+	bool have = false;
+
+	if (cfs->curr && cfs->curr->on_rq) {
+		v = cfs->curr->vruntime;
+		have = true;
+	}
+	if (left && (!have || vruntime_delta(left->vruntime, v) < 0)) {
+		v = left->vruntime;
+		have = true;
+	}
+	if (have && vruntime_delta(v, cfs->min_vruntime) > 0)
+		cfs->min_vruntime = v;
+}
+
+void cfs_update_curr(struct cfs_rq *cfs, uint64_t now)
+{
+	struct sched_entity *curr = cfs->curr;
+	uint64_t delta;
+
+	if (!curr)
+		return;
+	/* A clock read on another CPU may be a little behind: never charge negative time. */
+	if (vruntime_delta(now, curr->exec_start) <= 0)
+		return;
+	delta = now - curr->exec_start;
+	curr->exec_start = now;
+	curr->sum_exec_runtime += delta;
+	curr->vruntime += weighted(delta, curr->weight);
+	update_min_vruntime(cfs);
+}
+
+static uint64_t sched_period(unsigned int nr_running)
+{
+	if (nr_running > SCHED_NR_LATENCY)
+		return nr_running * SCHED_MIN_GRAN_NS;
+	return SCHED_LATENCY_NS;
+}
+
+uint64_t cfs_slice(const struct cfs_rq *cfs, const struct sched_entity *se)
+{
+	unsigned int nr = cfs->nr_running + (se->on_rq ? 0 : 1);
+	uint64_t load = cfs->load_weight + (se->on_rq ? 0 : se->weight);
+
+	return sched_period(nr) * se->weight / load;
+}
+
+/* Place an entity that is (re)joining the queue. */
+static void place_entity(struct cfs_rq *cfs, struct sched_entity *se, int flags)
+{
+	uint64_t v = cfs->min_vruntime;
+
+	if (flags & ENQ_NEW) {
+		/* Start a slice behind: spawning cannot be used to grab the CPU. */
+		se->vruntime = v + weighted(cfs_slice(cfs, se), se->weight);
+		return;
+	}
+	if (flags & ENQ_WAKEUP) {
+		/* Sleepers get at most half a latency of credit. */
+		uint64_t credited = v - SCHED_LATENCY_NS / 2;
+
+		if (vruntime_delta(se->vruntime, credited) < 0)
+			se->vruntime = credited;
+	}
+}
+
+void cfs_enqueue(struct cfs_rq *cfs, struct sched_entity *se, int flags)
+{
+	KASSERT(!se->on_rq);
+	if (flags & ENQ_MIGRATED)
+		se->vruntime += cfs->min_vruntime;
+	place_entity(cfs, se, flags);
+	if (se != cfs->curr)
+		rb_insert(&cfs->timeline, &se->run_node, vruntime_less);
+	se->on_rq = true;
+	cfs->load_weight += se->weight;
+	cfs->nr_running++;
+	update_min_vruntime(cfs);
+}
+
+void cfs_dequeue(struct cfs_rq *cfs, struct sched_entity *se, int flags)
+{
+	KASSERT(se->on_rq && cfs->nr_running > 0);
+	if (se != cfs->curr)
+		rb_erase(&cfs->timeline, &se->run_node);
+	else
+		cfs->curr = NULL;
+	se->on_rq = false;
+	cfs->load_weight -= se->weight;
+	cfs->nr_running--;
+	update_min_vruntime(cfs);
+	if (flags & DEQ_MIGRATE)
+		se->vruntime -= cfs->min_vruntime;
+}
+
+struct sched_entity *cfs_pick_first(const struct cfs_rq *cfs)
+{
+	return node_se(rb_first(&cfs->timeline));
+}
+
+struct sched_entity *cfs_next(const struct sched_entity *se)
+{
+	return node_se(rb_next(&se->run_node));
+}
+
+void cfs_set_curr(struct cfs_rq *cfs, struct sched_entity *se, uint64_t now)
+{
+	KASSERT(se->on_rq && !cfs->curr);
+	rb_erase(&cfs->timeline, &se->run_node);
+	cfs->curr = se;
+	se->exec_start = now;
+	se->prev_sum_exec_runtime = se->sum_exec_runtime;
+}
+
+void cfs_put_curr(struct cfs_rq *cfs)
+{
+	struct sched_entity *curr = cfs->curr;
+
+	if (!curr)
+		return;
+	cfs->curr = NULL;
+	if (curr->on_rq)
+		rb_insert(&cfs->timeline, &curr->run_node, vruntime_less);
+}
+
+void cfs_reweight(struct cfs_rq *cfs, struct sched_entity *se, int nice)
+{
+	uint32_t w = nice_to_weight(nice);
+
+	if (se->on_rq)
+		cfs->load_weight = cfs->load_weight - se->weight + w;
+	se->weight = w;
+	se->nice = nice;
+}
+
+bool cfs_tick_should_preempt(const struct cfs_rq *cfs)
+{
+	const struct sched_entity *curr = cfs->curr, *left;
+	uint64_t ideal, ran;
+
+	if (!curr)
+		return false;
+	ideal = cfs_slice(cfs, curr);
+	ran = curr->sum_exec_runtime - curr->prev_sum_exec_runtime;
+	if (ran >= ideal)
+		return true;
+	if (ran < SCHED_MIN_GRAN_NS)
+		return false;
+	left = cfs_pick_first(cfs);
+	return left && vruntime_delta(curr->vruntime, left->vruntime) > (int64_t)ideal;
+}
+
+bool cfs_wakeup_should_preempt(const struct cfs_rq *cfs, const struct sched_entity *se)
+{
+	const struct sched_entity *curr = cfs->curr;
+
+	if (!curr || curr == se)
+		return false;
+	/* The granularity is in the wakee's virtual time: light wakees need a bigger lead. */
+	return vruntime_delta(curr->vruntime, se->vruntime) >
+	       (int64_t)weighted(SCHED_WAKEUP_GRAN_NS, se->weight);
+}
+
+bool cfs_check(const struct cfs_rq *cfs)
+{
+	unsigned int n = 0;
+	uint64_t load = 0;
+
+	if (rb_check(&cfs->timeline, vruntime_less) < 0)
+		return false;
+	for (const struct sched_entity *se = cfs_pick_first(cfs); se; se = cfs_next(se)) {
+		if (!se->on_rq || se == cfs->curr)
+			return false;
+		n++;
+		load += se->weight;
+	}
+	if (cfs->curr && cfs->curr->on_rq) {
+		n++;
+		load += cfs->curr->weight;
+	}
+	return n == cfs->nr_running && load == cfs->load_weight;
+}

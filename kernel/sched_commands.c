@@ -1,0 +1,258 @@
+/*
+ * Console commands of the scheduler: ps, top, spawn, schedtest.
+ * `schedtest` runs the built-in behaviour checks the QEMU tests use:
+ *   schedtest fair <tasks> <ms> [nice...]  CPU-bound tasks, share of CPU each
+ *   schedtest wake <tasks> <iters> <us>    sleepers: every wake-up counted
+ *   schedtest idle <ms>                    ticks taken by idle CPUs
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernel/printk.h"
+#include "kernel/sched.h"
+#include "kernel/shell.h"
+#include "kernel/time.h"
+
+#define MAX_TEST_TASKS 256
+
+static void ps_line(const struct task *t, void *arg)
+{
+	(void)arg;
+	kprintf("%5u %-15s %-8s %3d %4d %12llu %10llu %8llu\n", (unsigned)t->tid, t->name,
+		task_state_name(t), t->cpu, t->se.nice,
+		(unsigned long long)(t->se.vruntime / 1000),
+		(unsigned long long)(t->se.sum_exec_runtime / 1000),
+		(unsigned long long)t->nr_switches);
+}
+
+static int cmd_ps(int argc, char **argv)
+{
+	(void)argv;
+	if (argc != 1) {
+		kprintf("error: ps takes no arguments\n");
+		return 1;
+	}
+	kprintf("  tid name            state    cpu nice  vruntime_us runtime_us switches\n");
+	sched_for_each_task(ps_line, NULL);
+	return 0;
+}
+
+static void top_once(uint64_t *last_busy, uint64_t *last_idle)
+{
+	for (int cpu = 0; cpu < sched_nr_cpus(); cpu++) {
+		struct rq *rq = cpu_rq(cpu);
+		uint64_t b = rq->busy_ns - last_busy[cpu], i = rq->idle_ns - last_idle[cpu];
+		uint64_t pct = b + i ? b * 100 / (b + i) : 0;
+
+		last_busy[cpu] = rq->busy_ns;
+		last_idle[cpu] = rq->idle_ns;
+		kprintf("cpu%d %3u%% busy  nr_running %2u  curr %-15s ticks %llu\e[K\n", cpu,
+			(unsigned)pct, rq->cfs.nr_running, rq->curr->name,
+			(unsigned long long)rq->ticks);
+	}
+}
+
+static int cmd_top(int argc, char **argv)
+{
+	uint64_t last_busy[CONFIG_NR_CPUS] = { 0 }, last_idle[CONFIG_NR_CPUS] = { 0 };
+	long rounds = argc > 1 ? strtol(argv[1], NULL, 10) : 5;
+
+	if (argc > 2 || rounds <= 0 || rounds > 1000) {
+		kprintf("error: usage: top [rounds 1..1000]\n");
+		return 1;
+	}
+	for (long r = 0; r < rounds; r++) {
+		if (r)
+			kprintf("\e[%dA", sched_nr_cpus());	/* redraw in place */
+		top_once(last_busy, last_idle);
+		task_sleep_ns(NSEC_PER_SEC / 2);
+	}
+	return 0;
+}
+
+struct spin_arg {
+	uint64_t until_ns;
+};
+
+static void spin_fn(void *arg)
+{
+	const struct spin_arg *a = arg;
+	volatile uint32_t sink = 0;
+
+	while (arch_now_ns() < a->until_ns)
+		for (int i = 0; i < 1000; i++)
+			sink += (uint32_t)i;
+}
+
+struct sleeper_arg {
+	uint64_t period_ns;
+	uint32_t iterations;
+	volatile uint32_t done;
+};
+
+static void sleeper_fn(void *arg)
+{
+	struct sleeper_arg *a = arg;
+	uint64_t next = arch_now_ns();
+
+	for (uint32_t i = 0; i < a->iterations; i++) {
+		next += a->period_ns;
+		task_sleep_until(next);
+		a->done++;
+	}
+}
+
+static struct task *test_tasks[MAX_TEST_TASKS];
+static struct spin_arg spin_args[MAX_TEST_TASKS];
+static struct sleeper_arg sleeper_args[MAX_TEST_TASKS];
+
+static bool parse_count(const char *s, long lo, long hi, long *out)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+
+	if (*s == '\0' || *end != '\0' || v < lo || v > hi)
+		return false;
+	*out = v;
+	return true;
+}
+
+static int test_fair(int argc, char **argv)
+{
+	long n, ms, nice[MAX_TEST_TASKS] = { 0 };
+	uint64_t start, total = 0, runtime[MAX_TEST_TASKS];
+	uint32_t all = (1u << sched_nr_cpus()) - 1;
+
+	if (argc < 4 || !parse_count(argv[2], 1, MAX_TEST_TASKS, &n) ||
+	    !parse_count(argv[3], 1, 600000, &ms) || argc > 4 + n) {
+		kprintf("error: usage: schedtest fair <tasks 1..%d> <ms> [nice...]\n", MAX_TEST_TASKS);
+		return 1;
+	}
+	for (int i = 4; i < argc; i++)
+		if (!parse_count(argv[i], NICE_MIN, NICE_MAX, &nice[i - 4])) {
+			kprintf("error: nice '%s' is not in %d..%d\n", argv[i], NICE_MIN, NICE_MAX);
+			return 1;
+		}
+	start = arch_now_ns();
+	for (long i = 0; i < n; i++) {
+		spin_args[i].until_ns = start + (uint64_t)ms * NSEC_PER_MSEC;
+		test_tasks[i] = task_create("spin", spin_fn, &spin_args[i], (int)nice[i], all);
+		if (!test_tasks[i]) {
+			kprintf("error: could not create task %ld\n", i);
+			return 1;
+		}
+	}
+	for (long i = 0; i < n; i++) {
+		task_join(test_tasks[i]);
+		/* The slot stays intact until reused: read the final account. */
+		runtime[i] = test_tasks[i]->se.sum_exec_runtime;
+		total += runtime[i];
+	}
+	for (long i = 0; i < n; i++)
+		kprintf("fair: task %ld nice %ld runtime_us=%llu share=%llu.%02llu%%\n", i, nice[i],
+			(unsigned long long)(runtime[i] / 1000),
+			(unsigned long long)(runtime[i] * 100 / total),
+			(unsigned long long)(runtime[i] * 10000 / total % 100));
+	kprintf("fair: tasks=%ld cpus=%d wall_us=%llu total_runtime_us=%llu\n", n, sched_nr_cpus(),
+		(unsigned long long)((arch_now_ns() - start) / 1000),
+		(unsigned long long)(total / 1000));
+	return 0;
+}
+
+static int test_wake(int argc, char **argv)
+{
+	long n, iters, us;
+	uint32_t all = (1u << sched_nr_cpus()) - 1;
+	unsigned long lost = 0, done = 0;
+
+	if (argc != 5 || !parse_count(argv[2], 1, MAX_TEST_TASKS, &n) ||
+	    !parse_count(argv[3], 1, 1000000, &iters) || !parse_count(argv[4], 10, 10000000, &us)) {
+		kprintf("error: usage: schedtest wake <tasks 1..%d> <iterations> <period_us>\n",
+			MAX_TEST_TASKS);
+		return 1;
+	}
+	for (long i = 0; i < n; i++) {
+		sleeper_args[i].period_ns = (uint64_t)(us + i * 7) * NSEC_PER_USEC;
+		sleeper_args[i].iterations = (uint32_t)iters;
+		sleeper_args[i].done = 0;
+		test_tasks[i] = task_create("sleeper", sleeper_fn, &sleeper_args[i], 0, all);
+		if (!test_tasks[i]) {
+			kprintf("error: could not create task %ld\n", i);
+			return 1;
+		}
+	}
+	for (long i = 0; i < n; i++) {
+		task_join(test_tasks[i]);
+		done += sleeper_args[i].done;
+		lost += (unsigned long)iters - sleeper_args[i].done;
+	}
+	kprintf("wake: tasks=%ld iterations=%lu expected=%lu lost=%lu\n", n, done,
+		(unsigned long)(n * iters), lost);
+	return 0;
+}
+
+static int test_idle(int argc, char **argv)
+{
+	long ms;
+	uint64_t before[CONFIG_NR_CPUS];
+
+	if (argc != 3 || !parse_count(argv[2], 1, 600000, &ms)) {
+		kprintf("error: usage: schedtest idle <ms>\n");
+		return 1;
+	}
+	for (int cpu = 0; cpu < sched_nr_cpus(); cpu++)
+		before[cpu] = cpu_rq(cpu)->ticks;
+	task_sleep_ns((uint64_t)ms * NSEC_PER_MSEC);
+	for (int cpu = 0; cpu < sched_nr_cpus(); cpu++)
+		kprintf("idle: cpu%d ticks=%llu over %ld ms\n", cpu,
+			(unsigned long long)(cpu_rq(cpu)->ticks - before[cpu]), ms);
+	return 0;
+}
+
+static int cmd_schedtest(int argc, char **argv)
+{
+	if (argc >= 2 && strcmp(argv[1], "fair") == 0)
+		return test_fair(argc, argv);
+	if (argc >= 2 && strcmp(argv[1], "wake") == 0)
+		return test_wake(argc, argv);
+	if (argc >= 2 && strcmp(argv[1], "idle") == 0)
+		return test_idle(argc, argv);
+	kprintf("error: usage: schedtest fair|wake|idle ...\n");
+	return 1;
+}
+
+static int cmd_spawn(int argc, char **argv)
+{
+	long n, ms;
+	static struct spin_arg bg[32];
+	static int next;
+	uint32_t all = (1u << sched_nr_cpus()) - 1;
+
+	if (argc != 3 || !parse_count(argv[1], 1, 32, &n) || !parse_count(argv[2], 1, 600000, &ms)) {
+		kprintf("error: usage: spawn <tasks 1..32> <ms>  (CPU-bound tasks in the background)\n");
+		return 1;
+	}
+	for (long i = 0; i < n; i++) {
+		struct spin_arg *a = &bg[next++ % 32];
+
+		a->until_ns = arch_now_ns() + (uint64_t)ms * NSEC_PER_MSEC;
+		if (!task_create("spawned", spin_fn, a, 0, all)) {
+			kprintf("error: could not create task %ld\n", i);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static const struct shell_cmd commands[] = {
+	{ "ps", "", "tasks: state, cpu, nice, vruntime, runtime", cmd_ps },
+	{ "top", "[rounds]", "per-CPU load, refreshed in place every 0.5 s", cmd_top },
+	{ "spawn", "<tasks> <ms>", "start CPU-bound tasks in the background", cmd_spawn },
+	{ "schedtest", "fair|wake|idle ...", "built-in scheduler checks", cmd_schedtest },
+};
+
+void sched_commands_register(void)
+{
+	for (unsigned i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		shell_register(&commands[i]);
+}

@@ -1,0 +1,186 @@
+/* Per-CPU timer heaps; see include/kernel/timer.h. */
+#include "kernel/timer.h"
+
+#include "arch/cpu.h"
+#include "arch/spinlock.h"
+#include "kernel/panic.h"
+
+struct timer_base {
+	spinlock_t lock;
+	unsigned int nr;
+	uint64_t programmed;
+	struct timer *heap[TIMERS_PER_CPU];
+};
+
+static struct timer_base bases[CONFIG_NR_CPUS];
+
+static bool earlier(const struct timer *a, const struct timer *b)
+{
+	return a->expires < b->expires;
+}
+
+static void place(struct timer_base *b, unsigned int i, struct timer *t)
+{
+	b->heap[i] = t;
+	t->heap_index = (int)i;
+}
+
+static void sift_up(struct timer_base *b, unsigned int i)
+{
+	struct timer *t = b->heap[i];
+
+	while (i > 0) {
+		unsigned int parent = (i - 1) / 2;
+
+		if (!earlier(t, b->heap[parent]))
+			break;
+		place(b, i, b->heap[parent]);
+		i = parent;
+	}
+	place(b, i, t);
+}
+
+static void sift_down(struct timer_base *b, unsigned int i)
+{
+	struct timer *t = b->heap[i];
+
+	for (;;) {
+		unsigned int l = 2 * i + 1, r = l + 1, m = i;
+		struct timer *best = t;
+
+		if (l < b->nr && earlier(b->heap[l], best)) {
+			m = l;
+			best = b->heap[l];
+		}
+		if (r < b->nr && earlier(b->heap[r], best))
+			m = r;
+		if (m == i)
+			break;
+		place(b, i, b->heap[m]);
+		i = m;
+	}
+	place(b, i, t);
+}
+
+static void heap_remove(struct timer_base *b, struct timer *t)
+{
+	unsigned int i = (unsigned int)t->heap_index;
+	struct timer *last;
+
+	KASSERT(i < b->nr && b->heap[i] == t);
+	last = b->heap[--b->nr];
+	t->cpu = -1;
+	t->heap_index = -1;
+	if (last == t)
+		return;
+	place(b, i, last);
+	sift_down(b, i);
+	sift_up(b, (unsigned int)last->heap_index);
+}
+
+/* Program the hardware for the earliest timer if that changed. */
+static void reprogram(struct timer_base *b)
+{
+	uint64_t next = b->nr ? b->heap[0]->expires : TIMER_NEVER;
+
+	if (next != b->programmed) {
+		b->programmed = next;
+		arch_timer_program(next);
+	}
+}
+
+void timers_init_cpu(int cpu)
+{
+	struct timer_base *b = &bases[cpu];
+
+	b->nr = 0;
+	b->programmed = TIMER_NEVER;
+	b->lock = (spinlock_t)SPINLOCK_INIT;
+}
+
+void timer_setup(struct timer *t, timer_fn fn, void *arg)
+{
+	t->fn = fn;
+	t->arg = arg;
+	t->cpu = -1;
+	t->heap_index = -1;
+	t->expires = TIMER_NEVER;
+}
+
+void timer_arm(struct timer *t, uint64_t expires)
+{
+	int cpu = arch_cpu_id();
+	struct timer_base *b = &bases[cpu];
+	unsigned long flags = spin_lock_irqsave(&b->lock);
+
+	KASSERT(t->cpu == -1 || t->cpu == cpu);
+	if (t->cpu == cpu)
+		heap_remove(b, t);
+	KASSERT(b->nr < TIMERS_PER_CPU);
+	t->expires = expires;
+	t->cpu = cpu;
+	place(b, b->nr++, t);
+	sift_up(b, b->nr - 1);
+	reprogram(b);
+	spin_unlock_irqrestore(&b->lock, flags);
+}
+
+bool timer_cancel(struct timer *t)
+{
+	int cpu = t->cpu;
+	struct timer_base *b;
+	unsigned long flags;
+	bool was = false;
+
+	if (cpu < 0)
+		return false;
+	b = &bases[cpu];
+	flags = spin_lock_irqsave(&b->lock);
+	if (t->cpu == cpu) {
+		heap_remove(b, t);
+		was = true;
+		if (cpu == arch_cpu_id())
+			reprogram(b);
+	}
+	spin_unlock_irqrestore(&b->lock, flags);
+	return was;
+}
+
+bool timer_pending(const struct timer *t)
+{
+	return t->cpu >= 0;
+}
+
+uint64_t timers_next_expiry(int cpu)
+{
+	struct timer_base *b = &bases[cpu];
+	unsigned long flags = spin_lock_irqsave(&b->lock);
+	uint64_t next = b->nr ? b->heap[0]->expires : TIMER_NEVER;
+
+	spin_unlock_irqrestore(&b->lock, flags);
+	return next;
+}
+
+unsigned int timers_nr_pending(int cpu)
+{
+	return bases[cpu].nr;
+}
+
+void timers_run(uint64_t now)
+{
+	struct timer_base *b = &bases[arch_cpu_id()];
+	unsigned long flags = spin_lock_irqsave(&b->lock);
+
+	while (b->nr && b->heap[0]->expires <= now) {
+		struct timer *t = b->heap[0];
+
+		heap_remove(b, t);
+		spin_unlock_irqrestore(&b->lock, flags);
+		t->fn(t);
+		flags = spin_lock_irqsave(&b->lock);
+	}
+	/* The hardware fired: whatever is next must be programmed anew. */
+	b->programmed = 0;
+	reprogram(b);
+	spin_unlock_irqrestore(&b->lock, flags);
+}
