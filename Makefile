@@ -54,7 +54,7 @@ boards: $(addprefix kernel-,$(BOARDS))
 
 # ---------------------------------------------------------------- host side
 HOST_CC     ?= gcc
-HOST_CFLAGS := -O1 -g -std=gnu11 $(WARN) -Iinclude -Itests/host \
+HOST_CFLAGS := -O1 -g -std=gnu11 $(WARN) -Iinclude -I. -Itests/host \
 	-DCONFIG_NR_CPUS=1024 -DHOST_BUILD
 SAN_FLAGS   := -fsanitize=address,undefined -fno-omit-frame-pointer \
 	-fno-sanitize-recover=undefined
@@ -63,7 +63,7 @@ TEST_SRCS   := $(sort $(wildcard tests/host/test_*.c))
 TOOL_SRCS   := $(sort $(wildcard tools/*.c))
 HOST_TESTS  := $(patsubst tests/host/%.c,build/host/%,$(TEST_SRCS))
 HOST_TOOLS  := $(patsubst tools/%.c,build/host/%,$(TOOL_SRCS))
-HDRS        := $(wildcard include/*/*.h tests/host/*.h)
+HDRS        := $(wildcard include/*/*.h kernel/*.h tests/host/*.h)
 
 # Tests link the core built with ASan + UBSan; tools link a plain build.
 build/host/san/%.o: %.c $(HDRS)

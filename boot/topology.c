@@ -1,54 +1,45 @@
 /*
- * Boot-time topology glue: which cluster each CPU is in, for the boot log
- * and `cpus`. The cluster is the index of the innermost cpu-map cluster
- * holding the CPU, numbered in DT order; without a cpu-map, MPIDR Aff1.
+ * Boot-time topology: build sched_topo (kernel/topology.c) from the DT with
+ * the pack mode from bootargs "pack=off|rails|all", check it agrees with
+ * the SMP code's CPU list, and report the pack buddies.
  */
 #include "boot/boot.h"
 
 #include "arch/smp.h"
+#include "kernel/cmdline.h"
 #include "kernel/fdt.h"
-
-static int cpu_cluster[CONFIG_NR_CPUS];
-
-/* Number every leaf cluster of cpu-map in order; record each core's. */
-static void walk_clusters(const struct fdt *fdt, int node, int *next_id)
-{
-	int id = -1;
-
-	for (int c = fdt_first_child(fdt, node); c >= 0; c = fdt_next_sibling(fdt, c)) {
-		uint32_t ph;
-		int cpu_node;
-
-		if (fdt_prop_u32(fdt, c, "cpu", &ph) != 0) {
-			walk_clusters(fdt, c, next_id);
-			/* a core with threads: threads carry the cpu phandles */
-			continue;
-		}
-		if (id < 0)
-			id = (*next_id)++;
-		cpu_node = fdt_node_by_phandle(fdt, ph);
-		for (int cpu = 0; cpu < smp_nr_cpus(); cpu++)
-			if (smp_cpu(cpu)->node == cpu_node)
-				cpu_cluster[cpu] = id;
-	}
-}
+#include "kernel/panic.h"
+#include "kernel/printk.h"
+#include "kernel/topology.h"
 
 void boot_topology_init(const struct fdt *fdt)
 {
-	int map = fdt_path(fdt, "/cpus/cpu-map");
-	int next_id = 0;
+	const char *mode_arg = bootargs_get(boot_args(), "pack");
+	int mode = PACK_RAILS;
+	char err[128];
 
-	for (int cpu = 0; cpu < smp_nr_cpus(); cpu++)
-		cpu_cluster[cpu] = (int)((smp_cpu(cpu)->hwid >> 8) & 0xff);
-	if (map >= 0)
-		walk_clusters(fdt, map, &next_id);
+	if (mode_arg) {
+		mode = pack_mode_parse(mode_arg);
+		if (mode < 0) {
+			kprintf("bootargs: pack=%s is not off, rails or all; using rails\n", mode_arg);
+			mode = PACK_RAILS;
+		}
+	}
+	if (topology_parse_dt(fdt, &sched_topo, err, sizeof(err)) != 0)
+		panic("dtb: topology: %s", err);
+	if (sched_topo.nr_cpus != smp_nr_cpus())
+		panic("topology: %d CPUs in the topology, %d known to SMP", sched_topo.nr_cpus,
+		      smp_nr_cpus());
+	topology_build(&sched_topo, (enum pack_mode)mode);
 }
 
 void boot_topology_report(void)
 {
+	for (int cpu = 0; cpu < sched_topo.nr_cpus; cpu++)
+		kprintf("CPU%d packing on CPU%d\n", cpu, sched_topo.pack_buddy[cpu]);
 }
 
 int boot_cpu_cluster(int cpu)
 {
-	return cpu_cluster[cpu];
+	return sched_topo.cpu[cpu].cluster;
 }

@@ -11,6 +11,7 @@
 #include "arch/cpu.h"
 #include "arch/ipi.h"
 #include "kernel/panic.h"
+#include "kernel/sched_internal.h"
 #include "kernel/time.h"
 
 unsigned int sched_hz = 1000;
@@ -65,6 +66,7 @@ static void tick_fn(struct timer *t)
 static void tick_start(struct rq *rq, uint64_t now)
 {
 	rq->tick_stopped = false;
+	nohz_exit_idle(rq->cpu);
 	timer_arm(&tick_timers[rq->cpu], now + tick_period_ns());
 }
 
@@ -73,6 +75,7 @@ static void tick_stop(struct rq *rq)
 	if (!rq->tick_stopped) {
 		timer_cancel(&tick_timers[rq->cpu]);
 		rq->tick_stopped = true;
+		nohz_enter_idle(rq->cpu);
 	}
 }
 
@@ -90,11 +93,48 @@ void sched_tick(void)
 			rq->need_resched = true;
 	}
 	spin_unlock(&rq->lock);
-	if (!rq->tick_stopped)
-		timer_arm(&tick_timers[rq->cpu], now + tick_period_ns());
+	if (!rq->tick_stopped) {
+		/* Stay on the tick grid; skip ticks that were missed rather than bunch them. */
+		uint64_t next = tick_timers[rq->cpu].expires + tick_period_ns();
+
+		if (next <= now)
+			next = now + tick_period_ns();
+		timer_arm(&tick_timers[rq->cpu], next);
+	}
+	balance_tick(rq, now);
 }
 
 /* ---------------------------------------------------------------- core */
+
+static int select_task_rq(struct task *p, int prev_cpu);
+static void enqueue_on(struct task *p, int target, int flags);
+
+void double_rq_lock(struct rq *a, struct rq *b)
+{
+	KASSERT(a != b);
+	if (a->cpu < b->cpu) {
+		spin_lock(&a->lock);
+		spin_lock(&b->lock);
+	} else {
+		spin_lock(&b->lock);
+		spin_lock(&a->lock);
+	}
+}
+
+void double_rq_unlock(struct rq *a, struct rq *b)
+{
+	spin_unlock(&a->lock);
+	spin_unlock(&b->lock);
+}
+
+void resched_cpu(int cpu)
+{
+	struct rq *rq = &rqs[cpu];
+
+	WRITE_ONCE(rq->need_resched, true);
+	if (cpu != arch_cpu_id())
+		arch_send_reschedule(cpu);
+}
 
 /* Put a woken or new task on @rq. Called with rq->lock held. */
 static void activate(struct rq *rq, struct task *p, int flags)
@@ -107,6 +147,17 @@ static void activate(struct rq *rq, struct task *p, int flags)
 	p->wait_start_ns = rq->clock;
 	if (rq->curr->is_idle || cfs_wakeup_should_preempt(&rq->cfs, &p->se))
 		rq->need_resched = true;
+}
+
+void migrate_task_locked(struct task *p, struct rq *src, struct rq *dst)
+{
+	KASSERT(p->on_rq && p->cpu == src->cpu && src->curr != p && task_allowed_on(p, dst->cpu));
+	cfs_dequeue(&src->cfs, &p->se, DEQ_MIGRATE);
+	p->on_rq = false;
+	p->cpu = dst->cpu;
+	p->nr_migrations++;
+	dst->clock = arch_now_ns();
+	activate(dst, p, ENQ_MIGRATED);
 }
 
 static void account_switch(struct rq *rq, struct task *prev, uint64_t now)
@@ -132,6 +183,13 @@ static void __schedule(struct rq *rq)
 		if (prev->state != TASK_RUNNABLE) {
 			cfs_dequeue(&rq->cfs, &prev->se, DEQ_SLEEP);
 			prev->on_rq = false;
+		} else if (!task_allowed_on(prev, rq->cpu)) {
+			/* Its affinity changed while it ran: push it after the switch. */
+			cfs_dequeue(&rq->cfs, &prev->se, DEQ_MIGRATE);
+			prev->on_rq = false;
+			prev->state = TASK_WAKING;
+			KASSERT(!rq->deferred_push);
+			rq->deferred_push = prev;
 		} else {
 			cfs_put_curr(&rq->cfs);
 		}
@@ -145,6 +203,8 @@ static void __schedule(struct rq *rq)
 		return;
 	if (prev->is_idle && rq->tick_stopped)
 		tick_start(rq, now);
+	if (next->is_idle)
+		rq->newidle = true;
 	account_switch(rq, prev, now);
 	next->last_ran_ns = now;
 	next->nr_switches++;
@@ -164,12 +224,23 @@ static void __schedule(struct rq *rq)
 static void finish_switch(void)
 {
 	struct rq *rq = this_rq();
-	struct task *w = rq->deferred_wake;
+	struct task *w = rq->deferred_wake, *push = rq->deferred_push, *dead = rq->deferred_free;
 
 	rq->deferred_wake = NULL;
+	rq->deferred_push = NULL;
+	rq->deferred_free = NULL;
 	spin_unlock(&rq->lock);
 	if (w)
 		wake_up(w);
+	if (dead)
+		task_free(dead);	/* its stack is no longer in use */
+	if (push) {
+		int target = select_task_rq(push, rq->cpu);
+
+		push->nr_migrations++;
+		push->cpu = target;
+		enqueue_on(push, target, ENQ_MIGRATED);
+	}
 }
 
 void sched_finish_switch(void)
@@ -216,10 +287,21 @@ static void drain_wake_list(struct rq *rq)
 
 void sched_ipi(void)
 {
-	drain_wake_list(this_rq());
+	struct rq *rq = this_rq();
+
+	drain_wake_list(rq);
+	if (READ_ONCE(rq->nohz_kick)) {
+		WRITE_ONCE(rq->nohz_kick, false);
+		balance_nohz_kicked(rq);
+	}
 }
 
-static bool cpu_idle_now(int cpu)
+bool task_allowed_on(const struct task *p, int cpu)
+{
+	return (p->cpus_allowed >> cpu) & 1u;
+}
+
+bool cpu_idle_now(int cpu)
 {
 	struct rq *rq = &rqs[cpu];
 
@@ -385,9 +467,26 @@ void sched_exit_current(int code)
 	KASSERT(!self->is_idle);
 	self->exit_code = code;
 	self->state = TASK_EXITED;
-	rq->deferred_wake = self->joiner;
+	if (self->detached)
+		rq->deferred_free = self;
+	else
+		rq->deferred_wake = self->joiner;
 	__schedule(rq);
 	panic("exited task %u ran again", (unsigned)self->tid);
+}
+
+void task_detach(struct task *t)
+{
+	unsigned long flags = arch_irq_save();
+	struct rq *rq = task_rq_lock(t);
+	bool exited = t->state == TASK_EXITED;
+
+	KASSERT(!t->joiner);
+	t->detached = true;
+	spin_unlock(&rq->lock);
+	arch_irq_restore(flags);
+	if (exited)
+		task_free(t);
 }
 
 int task_join(struct task *t)
@@ -423,6 +522,10 @@ void sched_idle_loop(void)
 		arch_irq_save();
 		rq = this_rq();
 		drain_wake_list(rq);
+		if (rq->newidle) {
+			rq->newidle = false;
+			balance_newidle(rq);
+		}
 		if (!rq->need_resched && rq->cfs.nr_running == 0) {
 			tick_stop(rq);
 			arch_cpu_idle();
@@ -458,4 +561,125 @@ void sched_init_cpu(int cpu)
 	rq->curr = idle;
 	idle->last_ran_ns = arch_now_ns();
 	rq->tick_stopped = true;
+}
+
+/* ---------------------------------------------------------------- attributes */
+
+void task_set_nice(struct task *p, int nice)
+{
+	unsigned long flags = arch_irq_save();
+	struct rq *rq = task_rq_lock(p);
+
+	KASSERT(nice >= NICE_MIN && nice <= NICE_MAX && !p->is_idle);
+	if (rq->curr == p)
+		cfs_update_curr(&rq->cfs, arch_now_ns());
+	cfs_reweight(&rq->cfs, &p->se, nice);
+	spin_unlock(&rq->lock);
+	arch_irq_restore(flags);
+}
+
+int task_set_affinity(struct task *p, uint32_t cpus_allowed)
+{
+	uint32_t online = nr_cpus >= 32 ? ~0u : (1u << nr_cpus) - 1;
+	unsigned long flags;
+	struct rq *rq;
+	int target = -1;
+
+	if (p->is_idle || !(cpus_allowed & online))
+		return -1;
+	flags = arch_irq_save();
+	rq = task_rq_lock(p);
+	p->cpus_allowed = cpus_allowed & online;
+	if (p->on_rq && !task_allowed_on(p, rq->cpu)) {
+		if (rq->curr == p) {
+			/* __schedule pushes it away when it next switches out. */
+			resched_cpu(rq->cpu);
+		} else {
+			cfs_dequeue(&rq->cfs, &p->se, DEQ_MIGRATE);
+			p->on_rq = false;
+			p->state = TASK_WAKING;
+			target = select_task_rq(p, rq->cpu);
+			p->nr_migrations++;
+			p->cpu = target;
+		}
+	}
+	spin_unlock(&rq->lock);
+	if (target >= 0)
+		enqueue_on(p, target, ENQ_MIGRATED);
+	arch_irq_restore(flags);
+	return 0;
+}
+
+/* ---------------------------------------------------------------- invariants */
+
+struct place_count {
+	int curr, queued, wake_listed;
+};
+
+static void count_places(const struct task *p, struct place_count *pc)
+{
+	pc->curr = pc->queued = pc->wake_listed = 0;
+	for (int cpu = 0; cpu < nr_cpus; cpu++) {
+		struct rq *rq = &rqs[cpu];
+
+		if (rq->curr == p)
+			pc->curr++;
+		for (const struct sched_entity *se = cfs_pick_first(&rq->cfs); se; se = cfs_next(se))
+			if (se == &p->se)
+				pc->queued++;
+		for (const struct task *w = READ_ONCE(rq->wake_list); w; w = w->wake_next)
+			if (w == p)
+				pc->wake_listed++;
+	}
+}
+
+struct check_ctx {
+	int nr;
+};
+
+static void check_task(const struct task *p, void *arg)
+{
+	struct check_ctx *ctx = arg;
+	struct place_count pc;
+
+	ctx->nr++;
+	if (p->is_idle)
+		return;
+	count_places(p, &pc);
+	KASSERT(pc.curr + pc.queued <= 1 && pc.wake_listed <= 1);
+	switch (p->state) {
+	case TASK_RUNNABLE:
+		/* Running or queued, on its own rq, and nowhere else. */
+		KASSERT(pc.curr + pc.queued == 1 && pc.wake_listed == 0 && p->on_rq);
+		KASSERT(pc.curr ? rqs[p->cpu].curr == p : p->se.on_rq);
+		break;
+	case TASK_WAKING:
+		/* On a wake list, or between the waker's unlock and its push. */
+		KASSERT(pc.curr + pc.queued == 0 && !p->on_rq);
+		break;
+	case TASK_SLEEPING:
+	case TASK_EXITED:
+		/* Off every queue; may still be curr while it switches out. */
+		KASSERT(pc.queued == 0 && pc.wake_listed == 0);
+		KASSERT(pc.curr == 0 || rqs[p->cpu].curr == p);
+		break;
+	default:
+		panic("task %u in impossible state %d", (unsigned)p->tid, p->state);
+	}
+}
+
+int sched_check_invariants(void)
+{
+	unsigned long flags = arch_irq_save();
+	struct check_ctx ctx = { 0 };
+
+	for (int cpu = 0; cpu < nr_cpus; cpu++)
+		spin_lock(&rqs[cpu].lock);
+	for (int cpu = 0; cpu < nr_cpus; cpu++)
+		KASSERT(cfs_check(&rqs[cpu].cfs));
+	sched_for_each_task(check_task, &ctx);
+	for (int cpu = nr_cpus - 1; cpu >= 0; cpu--)
+		spin_unlock(&rqs[cpu].lock);
+	arch_irq_restore(flags);
+	return ctx.nr;
 }

@@ -2,8 +2,11 @@
  * Console commands of the scheduler: ps, top, spawn, schedtest.
  * `schedtest` runs the built-in behaviour checks the QEMU tests use:
  *   schedtest fair <tasks> <ms> [nice...]  CPU-bound tasks, share of CPU each
+ *   schedtest nice <cpu> <ms> <nice...>    the same, all on one CPU
  *   schedtest wake <tasks> <iters> <us>    sleepers: every wake-up counted
  *   schedtest idle <ms>                    ticks taken by idle CPUs
+ *   schedtest pin <tasks> <ms> <cpu> <cpu2> pinned tasks, re-pinned halfway
+ *   schedtest check                        scheduler invariants
  */
 #include <stdlib.h>
 #include <string.h>
@@ -117,28 +120,19 @@ static bool parse_count(const char *s, long lo, long hi, long *out)
 	return true;
 }
 
-static int test_fair(int argc, char **argv)
+/* CPU-bound tasks allowed on @mask for @ms; prints each one's share of the CPU time used. */
+static int run_fair(long n, long ms, const long *nice, uint32_t mask)
 {
-	long n, ms, nice[MAX_TEST_TASKS] = { 0 };
 	uint64_t start, total = 0, runtime[MAX_TEST_TASKS];
-	uint32_t all = (1u << sched_nr_cpus()) - 1;
 
-	if (argc < 4 || !parse_count(argv[2], 1, MAX_TEST_TASKS, &n) ||
-	    !parse_count(argv[3], 1, 600000, &ms) || argc > 4 + n) {
-		kprintf("error: usage: schedtest fair <tasks 1..%d> <ms> [nice...]\n", MAX_TEST_TASKS);
-		return 1;
-	}
-	for (int i = 4; i < argc; i++)
-		if (!parse_count(argv[i], NICE_MIN, NICE_MAX, &nice[i - 4])) {
-			kprintf("error: nice '%s' is not in %d..%d\n", argv[i], NICE_MIN, NICE_MAX);
-			return 1;
-		}
 	start = arch_now_ns();
 	for (long i = 0; i < n; i++) {
 		spin_args[i].until_ns = start + (uint64_t)ms * NSEC_PER_MSEC;
-		test_tasks[i] = task_create("spin", spin_fn, &spin_args[i], (int)nice[i], all);
+		test_tasks[i] = task_create("spin", spin_fn, &spin_args[i], (int)nice[i], mask);
 		if (!test_tasks[i]) {
 			kprintf("error: could not create task %ld\n", i);
+			while (i--)
+				task_join(test_tasks[i]);
 			return 1;
 		}
 	}
@@ -148,15 +142,56 @@ static int test_fair(int argc, char **argv)
 		runtime[i] = test_tasks[i]->se.sum_exec_runtime;
 		total += runtime[i];
 	}
+	if (total == 0)
+		total = 1;
 	for (long i = 0; i < n; i++)
 		kprintf("fair: task %ld nice %ld runtime_us=%llu share=%llu.%02llu%%\n", i, nice[i],
 			(unsigned long long)(runtime[i] / 1000),
 			(unsigned long long)(runtime[i] * 100 / total),
 			(unsigned long long)(runtime[i] * 10000 / total % 100));
-	kprintf("fair: tasks=%ld cpus=%d wall_us=%llu total_runtime_us=%llu\n", n, sched_nr_cpus(),
-		(unsigned long long)((arch_now_ns() - start) / 1000),
+	kprintf("fair: tasks=%ld cpus=%d wall_us=%llu total_runtime_us=%llu\n", n,
+		__builtin_popcount(mask), (unsigned long long)((arch_now_ns() - start) / 1000),
 		(unsigned long long)(total / 1000));
 	return 0;
+}
+
+static bool parse_nices(int argc, char **argv, int first, long *nice)
+{
+	for (int i = first; i < argc; i++)
+		if (!parse_count(argv[i], NICE_MIN, NICE_MAX, &nice[i - first])) {
+			kprintf("error: nice '%s' is not in %d..%d\n", argv[i], NICE_MIN, NICE_MAX);
+			return false;
+		}
+	return true;
+}
+
+static int test_fair(int argc, char **argv)
+{
+	long n, ms, nice[MAX_TEST_TASKS] = { 0 };
+
+	if (argc < 4 || !parse_count(argv[2], 1, MAX_TEST_TASKS, &n) ||
+	    !parse_count(argv[3], 1, 600000, &ms) || argc > 4 + n) {
+		kprintf("error: usage: schedtest fair <tasks 1..%d> <ms> [nice...]\n", MAX_TEST_TASKS);
+		return 1;
+	}
+	if (!parse_nices(argc, argv, 4, nice))
+		return 1;
+	return run_fair(n, ms, nice, (1u << sched_nr_cpus()) - 1);
+}
+
+/* Tasks of the given nice levels competing for one CPU. */
+static int test_nice(int argc, char **argv)
+{
+	long ms, cpu, nice[MAX_TEST_TASKS] = { 0 };
+
+	if (argc < 5 || argc > 4 + MAX_TEST_TASKS || !parse_count(argv[2], 0, sched_nr_cpus() - 1, &cpu) ||
+	    !parse_count(argv[3], 1, 600000, &ms)) {
+		kprintf("error: usage: schedtest nice <cpu> <ms> <nice> [nice...]\n");
+		return 1;
+	}
+	if (!parse_nices(argc, argv, 4, nice))
+		return 1;
+	return run_fair(argc - 4, ms, nice, 1u << cpu);
 }
 
 static int test_wake(int argc, char **argv)
@@ -209,6 +244,53 @@ static int test_idle(int argc, char **argv)
 	return 0;
 }
 
+/* Spinners pinned to one CPU, moved to another halfway: where did they run? */
+static int test_pin(int argc, char **argv)
+{
+	long n, ms, c1, c2;
+	int wrong = 0;
+
+	if (argc != 6 || !parse_count(argv[2], 1, MAX_TEST_TASKS, &n) ||
+	    !parse_count(argv[3], 2, 600000, &ms) || !parse_count(argv[4], 0, sched_nr_cpus() - 1, &c1) ||
+	    !parse_count(argv[5], 0, sched_nr_cpus() - 1, &c2)) {
+		kprintf("error: usage: schedtest pin <tasks> <ms> <cpu> <cpu2>\n");
+		return 1;
+	}
+	for (long i = 0; i < n; i++) {
+		spin_args[i].until_ns = arch_now_ns() + (uint64_t)ms * NSEC_PER_MSEC;
+		test_tasks[i] = task_create("pinned", spin_fn, &spin_args[i], 0, 1u << c1);
+		if (!test_tasks[i]) {
+			kprintf("error: could not create task %ld\n", i);
+			return 1;
+		}
+	}
+	task_sleep_ns((uint64_t)ms * NSEC_PER_MSEC / 2);
+	for (long i = 0; i < n; i++) {
+		if (test_tasks[i]->cpu != c1)
+			wrong++;
+		task_set_affinity(test_tasks[i], 1u << c2);
+	}
+	task_sleep_ns((uint64_t)ms * NSEC_PER_MSEC / 4);
+	for (long i = 0; i < n; i++)
+		if (test_tasks[i]->cpu != c2)
+			wrong++;
+	for (long i = 0; i < n; i++)
+		task_join(test_tasks[i]);
+	kprintf("pin: tasks=%ld first=cpu%ld then=cpu%ld misplaced=%d\n", n, c1, c2, wrong);
+	return 0;
+}
+
+static int cmd_schedcheck(int argc, char **argv)
+{
+	(void)argv;
+	if (argc != 1) {
+		kprintf("error: schedcheck takes no arguments\n");
+		return 1;
+	}
+	kprintf("schedcheck: ok, %d tasks, every one in exactly one place\n", sched_check_invariants());
+	return 0;
+}
+
 static int cmd_schedtest(int argc, char **argv)
 {
 	if (argc >= 2 && strcmp(argv[1], "fair") == 0)
@@ -217,29 +299,39 @@ static int cmd_schedtest(int argc, char **argv)
 		return test_wake(argc, argv);
 	if (argc >= 2 && strcmp(argv[1], "idle") == 0)
 		return test_idle(argc, argv);
-	kprintf("error: usage: schedtest fair|wake|idle ...\n");
+	if (argc >= 2 && strcmp(argv[1], "pin") == 0)
+		return test_pin(argc, argv);
+	if (argc >= 2 && strcmp(argv[1], "nice") == 0)
+		return test_nice(argc, argv);
+	kprintf("error: usage: schedtest fair|nice|wake|idle|pin ...\n");
 	return 1;
 }
 
 static int cmd_spawn(int argc, char **argv)
 {
-	long n, ms;
+	long n, ms, nice = 0;
 	static struct spin_arg bg[32];
 	static int next;
 	uint32_t all = (1u << sched_nr_cpus()) - 1;
 
-	if (argc != 3 || !parse_count(argv[1], 1, 32, &n) || !parse_count(argv[2], 1, 600000, &ms)) {
-		kprintf("error: usage: spawn <tasks 1..32> <ms>  (CPU-bound tasks in the background)\n");
+	if (argc < 3 || argc > 4 || !parse_count(argv[1], 1, 32, &n) ||
+	    !parse_count(argv[2], 1, 600000, &ms) ||
+	    (argc == 4 && !parse_count(argv[3], NICE_MIN, NICE_MAX, &nice))) {
+		kprintf("error: usage: spawn <tasks 1..32> <ms> [nice]  (CPU-bound, in the background)\n");
 		return 1;
 	}
 	for (long i = 0; i < n; i++) {
+		/* Slots are reused round-robin; a slot still in use is skipped over by ms only. */
 		struct spin_arg *a = &bg[next++ % 32];
+		struct task *t;
 
 		a->until_ns = arch_now_ns() + (uint64_t)ms * NSEC_PER_MSEC;
-		if (!task_create("spawned", spin_fn, a, 0, all)) {
+		t = task_create("spawned", spin_fn, a, (int)nice, all);
+		if (!t) {
 			kprintf("error: could not create task %ld\n", i);
 			return 1;
 		}
+		task_detach(t);
 	}
 	return 0;
 }
@@ -248,7 +340,8 @@ static const struct shell_cmd commands[] = {
 	{ "ps", "", "tasks: state, cpu, nice, vruntime, runtime", cmd_ps },
 	{ "top", "[rounds]", "per-CPU load, refreshed in place every 0.5 s", cmd_top },
 	{ "spawn", "<tasks> <ms>", "start CPU-bound tasks in the background", cmd_spawn },
-	{ "schedtest", "fair|wake|idle ...", "built-in scheduler checks", cmd_schedtest },
+	{ "schedtest", "fair|nice|wake|idle|pin ...", "built-in scheduler checks", cmd_schedtest },
+	{ "schedcheck", "", "check that every task is in exactly one place", cmd_schedcheck },
 };
 
 void sched_commands_register(void)

@@ -51,6 +51,7 @@ struct task {
 	volatile int cpu;		/* rq the task belongs to */
 	bool on_rq;			/* queued or running on task->cpu */
 	bool is_idle;
+	bool detached;			/* freed at exit: nobody joins it */
 	uint32_t cpus_allowed;		/* affinity, bit n = CPU n */
 	void (*fn)(void *arg);
 	void *arg;
@@ -80,6 +81,12 @@ struct rq {
 	uint64_t idle_ns, busy_ns;	/* time accounting */
 	uint64_t idle_enter_ns;
 	uint64_t next_balance_ns[4];	/* per domain level */
+	uint64_t nr_balance_pulls[4];	/* balance passes that found a source */
+	uint64_t nr_ilb_runs;		/* nohz idle balances run here */
+	volatile bool nohz_kick;	/* asked to balance for idle CPUs */
+	bool newidle;			/* just switched to idle: balance once */
+	struct task *deferred_push;
+	struct task *deferred_free;	/* detached task that just exited */	/* runnable but no longer allowed here */
 };
 
 /* Tunables (boot arguments). */
@@ -101,6 +108,8 @@ struct task *task_create(const char *name, void (*fn)(void *), void *arg, int ni
 void task_exit(int code) __attribute__((noreturn));
 /* Wait for @t to exit; returns its exit code and frees it. */
 int task_join(struct task *t);
+/* Nobody will join @t: its slot is freed as soon as it exits. */
+void task_detach(struct task *t);
 void task_yield(void);
 void task_sleep_ns(uint64_t ns);
 void task_sleep_until(uint64_t deadline_ns);
@@ -122,7 +131,8 @@ void sched_finish_switch(void);		/* first thing a new task runs */
 void sched_for_each_task(void (*fn)(const struct task *t, void *arg), void *arg);
 const char *task_state_name(const struct task *t);
 int sched_nr_tasks(void);
-void sched_check_invariants(void);
+/* Assert every task is in exactly one place; returns the tasks checked. */
+int sched_check_invariants(void);
 
 /* Console commands: ps, top, spawn, schedtest (kernel/sched_commands.c). */
 void sched_commands_register(void);

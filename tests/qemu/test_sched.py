@@ -43,3 +43,26 @@ def test_idle_cpus_stop_their_tick():
     assert sorted(ticks) == [0, 1, 2, 3], r
     for cpu, t in ticks.items():
         assert t <= 5, "cpu%d took %d ticks while idle for 1 s: %r" % (cpu, t, r)
+
+
+def test_nice_levels_share_one_cpu_by_weight():
+    # Weights 1024 (nice 0) and 335 (nice 5): 75.35% / 24.65%.
+    r = boot("vexpress-a9", run="schedtest nice 1 2000 0 5", timeout=120)
+    assert r.status == 0, r
+    s = shares(r.output)
+    assert len(s) == 2, r
+    assert abs(s[0] - 75.35) <= 1.0 and abs(s[1] - 24.65) <= 1.0, r
+
+
+def test_pinned_tasks_stay_and_follow_a_new_mask():
+    r = boot("qemu-tc2", run="schedtest pin 3 400 1 3", timeout=120)
+    assert r.status == 0, r
+    assert re.search(r"^pin: tasks=3 first=cpu1 then=cpu3 misplaced=0$", r.output, re.M), r
+
+
+def test_no_task_lost_after_mixed_load():
+    r = boot("qemu-tc2", run="spawn 12 300 5; schedtest wake 40 30 1500; schedtest fair 7 300; "
+                              "schedcheck", timeout=180)
+    assert r.status == 0, r
+    assert "lost=0" in r.output, r
+    assert re.search(r"^schedcheck: ok, \d+ tasks, every one in exactly one place$", r.output, re.M), r

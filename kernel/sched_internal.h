@@ -1,0 +1,29 @@
+/*
+ * Between the scheduler's files (kernel/sched.c, kernel/sched_balance.c):
+ * run-queue locking and migration. Not for the rest of the kernel.
+ */
+#ifndef KERNEL_SCHED_INTERNAL_H
+#define KERNEL_SCHED_INTERNAL_H
+
+#include "kernel/sched.h"
+
+/* Take two rq locks, lower CPU first (the only way to hold two). IRQs off. */
+void double_rq_lock(struct rq *a, struct rq *b);
+void double_rq_unlock(struct rq *a, struct rq *b);
+/* Move queued (not running) @p from @src to @dst; both locked. */
+void migrate_task_locked(struct task *p, struct rq *src, struct rq *dst);
+/* Make @cpu reschedule soon (IPI if remote). */
+void resched_cpu(int cpu);
+bool cpu_idle_now(int cpu);
+bool task_allowed_on(const struct task *p, int cpu);
+
+/* Load balancing (kernel/sched_balance.c). IRQs off, no rq lock held. */
+void balance_tick(struct rq *rq, uint64_t now);	/* periodic, from the tick */
+int balance_newidle(struct rq *rq);		/* this CPU just went idle */
+void balance_nohz_kicked(struct rq *rq);		/* we were kicked as the ilb */
+/* The idle CPU a busy one kicks to balance for all tickless CPUs, or -1. */
+int find_new_ilb(void);
+void nohz_enter_idle(int cpu);
+void nohz_exit_idle(int cpu);
+
+#endif

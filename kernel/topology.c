@@ -1,0 +1,381 @@
+/* Topology, scheduling domains and pack buddies; see include/kernel/topology.h. */
+#include "kernel/topology.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+#include "kernel/fdt.h"
+#include "kernel/format.h"
+#include "kernel/panic.h"
+
+struct topology sched_topo;
+
+__attribute__((format(printf, 3, 4)))
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	kvsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static bool name_is(const char *name, const char *prefix)
+{
+	return strncmp(name, prefix, strlen(prefix)) == 0;
+}
+
+struct walk {
+	const struct fdt *fdt;
+	struct topology *topo;
+	int cpu_node[TOPO_MAX_CPUS];
+	bool seen[TOPO_MAX_CPUS];
+	int stack[TOPO_MAX_DEPTH];	/* enclosing cluster nodes, outermost first */
+	int depth;
+	int cluster_of_node[TOPO_MAX_CPUS * 2];	/* innermost cluster nodes met so far */
+	int nr_seen_clusters;
+	char *err;
+	size_t errlen;
+};
+
+static int cluster_index(struct walk *w, int node)
+{
+	for (int i = 0; i < w->nr_seen_clusters; i++)
+		if (w->cluster_of_node[i] == node)
+			return i;
+	w->cluster_of_node[w->nr_seen_clusters] = node;
+	return w->nr_seen_clusters++;
+}
+
+static int map_leaf(struct walk *w, int node, uint32_t phandle)
+{
+	int target = fdt_node_by_phandle(w->fdt, phandle), cpu = -1;
+	struct topo_cpu *c;
+
+	for (int i = 0; i < w->topo->nr_cpus; i++)
+		if (w->cpu_node[i] == target)
+			cpu = i;
+	if (cpu < 0)
+		return fail(w->err, w->errlen, "cpu-map/.../%s: cpu phandle 0x%x is not an enabled cpu node",
+			    fdt_node_name(w->fdt, node), (unsigned)phandle);
+	if (w->seen[cpu])
+		return fail(w->err, w->errlen, "cpu-map: cpu%d appears twice (at %s)", cpu,
+			    fdt_node_name(w->fdt, node));
+	if (w->depth == 0)
+		return fail(w->err, w->errlen, "cpu-map: %s is in no cluster", fdt_node_name(w->fdt, node));
+	w->seen[cpu] = true;
+	c = &w->topo->cpu[cpu];
+	c->nr_anc = w->depth;
+	for (int i = 0; i < w->depth; i++)
+		c->anc[i] = w->stack[w->depth - 1 - i];
+	c->cluster = cluster_index(w, w->stack[w->depth - 1]);
+	return 0;
+}
+
+static int walk_map(struct walk *w, int node)
+{
+	for (int n = fdt_first_child(w->fdt, node); n >= 0; n = fdt_next_sibling(w->fdt, n)) {
+		const char *name = fdt_node_name(w->fdt, n);
+		uint32_t ph;
+		int rc;
+
+		if (fdt_prop_u32(w->fdt, n, "cpu", &ph) == 0) {
+			if (map_leaf(w, n, ph) < 0)
+				return -1;
+			continue;
+		}
+		if (fdt_has_prop(w->fdt, n, "cpu"))
+			return fail(w->err, w->errlen, "cpu-map: %s has a malformed cpu property", name);
+		if (name_is(name, "cluster")) {
+			if (w->depth == TOPO_MAX_DEPTH)
+				return fail(w->err, w->errlen, "cpu-map: clusters nested deeper than %d (at %s)",
+					    TOPO_MAX_DEPTH, name);
+			w->stack[w->depth++] = n;
+			rc = walk_map(w, n);
+			w->depth--;
+		} else {
+			rc = walk_map(w, n);	/* core with threads */
+		}
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static int parse_cpu(const struct fdt *fdt, int n, struct topo_cpu *c, char *err, size_t errlen)
+{
+	uint64_t reg, unused;
+	uint32_t ph;
+	int len;
+
+	if (fdt_reg(fdt, n, 0, &reg, &unused) != 0)
+		return fail(err, errlen, "/cpus/%s has no valid reg (MPIDR)", fdt_node_name(fdt, n));
+	c->hwid = (uint32_t)reg;
+	c->compatible = fdt_prop_string(fdt, n, "compatible");
+	if (!c->compatible)
+		c->compatible = "unknown";
+	c->capacity = CAPACITY_SCALE;
+	if (fdt_getprop(fdt, n, "capacity-dmips-mhz", &len)) {
+		if (fdt_prop_u32(fdt, n, "capacity-dmips-mhz", &c->capacity) != 0 || c->capacity == 0)
+			return fail(err, errlen, "/cpus/%s: capacity-dmips-mhz must be one non-zero cell",
+				    fdt_node_name(fdt, n));
+	}
+	c->rail_key = -1;
+	if (fdt_getprop(fdt, n, "power-domains", &len)) {
+		int pd;
+
+		if (fdt_prop_cell(fdt, n, "power-domains", 0, &ph) != 0)
+			return fail(err, errlen, "/cpus/%s: malformed power-domains", fdt_node_name(fdt, n));
+		pd = fdt_node_by_phandle(fdt, ph);
+		if (pd < 0)
+			return fail(err, errlen, "/cpus/%s: power-domains phandle 0x%x names no node",
+				    fdt_node_name(fdt, n), (unsigned)ph);
+		c->rail_key = pd;
+	}
+	/* Without a cpu-map: MPIDR Aff1 is the cluster. */
+	c->nr_anc = 1;
+	c->anc[0] = (int)((c->hwid >> 8) & 0xff);
+	c->cluster = c->anc[0];
+	return 0;
+}
+
+int topology_parse_dt(const struct fdt *fdt, struct topology *topo, char *err, size_t errlen)
+{
+	int cpus = fdt_path(fdt, "/cpus"), map;
+	struct walk w;
+
+	memset(topo, 0, sizeof(*topo));
+	memset(&w, 0, sizeof(w));
+	if (cpus < 0)
+		return fail(err, errlen, "no /cpus node");
+	for (int n = fdt_first_child(fdt, cpus); n >= 0; n = fdt_next_sibling(fdt, n)) {
+		const char *type = fdt_prop_string(fdt, n, "device_type");
+
+		if (!type || strcmp(type, "cpu") != 0 || !fdt_node_enabled(fdt, n))
+			continue;
+		if (topo->nr_cpus == TOPO_MAX_CPUS)
+			return fail(err, errlen, "more than %d cpu nodes", TOPO_MAX_CPUS);
+		if (parse_cpu(fdt, n, &topo->cpu[topo->nr_cpus], err, errlen) < 0)
+			return -1;
+		w.cpu_node[topo->nr_cpus++] = n;
+	}
+	if (topo->nr_cpus == 0)
+		return fail(err, errlen, "/cpus has no enabled cpu node");
+
+	map = fdt_subnode(fdt, cpus, "cpu-map");
+	if (map < 0) {
+		/* Renumber Aff1 values densely, in CPU order. */
+		int keys[TOPO_MAX_CPUS], nr = 0;
+
+		for (int i = 0; i < topo->nr_cpus; i++) {
+			int k = 0;
+
+			while (k < nr && keys[k] != topo->cpu[i].anc[0])
+				k++;
+			if (k == nr)
+				keys[nr++] = topo->cpu[i].anc[0];
+			topo->cpu[i].cluster = k;
+		}
+		topo->nr_clusters = nr;
+		return 0;
+	}
+	w.fdt = fdt;
+	w.topo = topo;
+	w.err = err;
+	w.errlen = errlen;
+	if (walk_map(&w, map) < 0)
+		return -1;
+	for (int i = 0; i < topo->nr_cpus; i++)
+		if (!w.seen[i])
+			return fail(err, errlen, "cpu-map does not mention cpu%d (/cpus/%s)", i,
+				    fdt_node_name(fdt, w.cpu_node[i]));
+	topo->nr_clusters = w.nr_seen_clusters;
+	return 0;
+}
+
+/* ------------------------------------------------------------ domains */
+
+static cpumask_t all_cpus(const struct topology *topo)
+{
+	return topo->nr_cpus >= 32 ? ~0u : (1u << topo->nr_cpus) - 1;
+}
+
+/* CPUs sharing @cpu's cluster key at nesting step @k (clamped to the outermost). */
+static cpumask_t cluster_span(const struct topology *topo, int cpu, int k)
+{
+	const struct topo_cpu *c = &topo->cpu[cpu];
+	int key = c->anc[k < c->nr_anc ? k : c->nr_anc - 1];
+	int depth = k < c->nr_anc ? k : c->nr_anc - 1;
+	cpumask_t m = 0;
+
+	for (int d = 0; d < topo->nr_cpus; d++) {
+		const struct topo_cpu *o = &topo->cpu[d];
+		int od = k < o->nr_anc ? k : o->nr_anc - 1;
+
+		if (od == depth && o->anc[od] == key)
+			m |= cpumask_of(d);
+	}
+	return m;
+}
+
+/* Candidate span number @k of @cpu: cluster nesting steps, then all CPUs. */
+static cpumask_t candidate_span(const struct topology *topo, int cpu, int k)
+{
+	return k < TOPO_MAX_DEPTH ? cluster_span(topo, cpu, k) : all_cpus(topo);
+}
+
+static void build_groups(const struct topology *topo, struct sched_domain *sd, int child_k)
+{
+	cpumask_t left = sd->span;
+
+	sd->nr_groups = 0;
+	while (left) {
+		int first = cpumask_first(left);
+		cpumask_t g = child_k < 0 ? cpumask_of(first) : candidate_span(topo, first, child_k) & left;
+		struct sched_group *grp = &sd->groups[sd->nr_groups++];
+
+		grp->cpus = g;
+		grp->capacity = 0;
+		for (int d = 0; d < topo->nr_cpus; d++)
+			if (cpumask_test(g, d))
+				grp->capacity += topo->cpu[d].capacity;
+		left &= ~g;
+	}
+}
+
+static void build_domains(struct topology *topo, int cpu)
+{
+	cpumask_t prev = cpumask_of(cpu);
+	int prev_k = -1, n = 0;
+
+	for (int k = 0; k <= TOPO_MAX_DEPTH && n < TOPO_MAX_LEVELS; k++) {
+		cpumask_t span = candidate_span(topo, cpu, k);
+		struct sched_domain *sd;
+
+		if (cpumask_weight(span) <= 1 || span == prev)
+			continue;
+		KASSERT((span & prev) == prev);	/* levels nest */
+		sd = &topo->sd[cpu][n];
+		sd->span = span;
+		sd->name = k == TOPO_MAX_DEPTH ? "DIE" : n == 0 ? "MC" : "CLS";
+		sd->min_interval_ms = (uint32_t)cpumask_weight(span);
+		build_groups(topo, sd, prev_k);
+		prev = span;
+		prev_k = k;
+		n++;
+	}
+	topo->nr_levels[cpu] = n;
+}
+
+static void build_rails(struct topology *topo, enum pack_mode mode)
+{
+	for (int c = 0; c < topo->nr_cpus; c++) {
+		topo->rail[c] = 0;
+		for (int d = 0; d < topo->nr_cpus; d++)
+			if (mode == PACK_ALL ? d == c : topo->cpu[d].rail_key == topo->cpu[c].rail_key)
+				topo->rail[c] |= cpumask_of(d);
+	}
+}
+
+/* Group of @sd with the lowest capacity per CPU; ties go to the lowest CPU. */
+static const struct sched_group *lowest_capacity_group(const struct sched_domain *sd)
+{
+	const struct sched_group *best = &sd->groups[0];
+
+	for (int i = 1; i < sd->nr_groups; i++) {
+		const struct sched_group *g = &sd->groups[i];
+		uint64_t g_per = (uint64_t)g->capacity * (uint64_t)cpumask_weight(best->cpus);
+		uint64_t best_per = (uint64_t)best->capacity * (uint64_t)cpumask_weight(g->cpus);
+
+		if (g_per < best_per || (g_per == best_per && cpumask_first(g->cpus) < cpumask_first(best->cpus)))
+			best = g;
+	}
+	return best;
+}
+
+int topology_pack_buddy(const struct topology *topo, int cpu)
+{
+	cpumask_t rail = topo->rail[cpu];
+
+	if (topo->pack == PACK_OFF || rail == all_cpus(topo))
+		return -1;
+	for (int l = 0; l < topo->nr_levels[cpu]; l++) {
+		const struct sched_domain *sd = &topo->sd[cpu][l];
+		int target;
+
+		if (cpumask_weight(sd->span) <= cpumask_weight(rail))
+			continue;
+		target = cpumask_first(lowest_capacity_group(sd)->cpus);
+		if (!cpumask_test(rail, target))
+			return target;
+	}
+	return cpu;
+}
+
+void topology_build(struct topology *topo, enum pack_mode mode)
+{
+	KASSERT(topo->nr_cpus > 0 && topo->nr_cpus <= TOPO_MAX_CPUS);
+	topo->pack = mode;
+	for (int c = 0; c < topo->nr_cpus; c++)
+		build_domains(topo, c);
+	build_rails(topo, mode);
+	for (int c = 0; c < topo->nr_cpus; c++)
+		topo->pack_buddy[c] = topology_pack_buddy(topo, c);
+}
+
+int topology_common_level(const struct topology *topo, int cpu, int other)
+{
+	for (int l = 0; l < topo->nr_levels[cpu]; l++)
+		if (cpumask_test(topo->sd[cpu][l].span, other))
+			return l;
+	return -1;
+}
+
+int pack_mode_parse(const char *s)
+{
+	if (strcmp(s, "off") == 0)
+		return PACK_OFF;
+	if (strcmp(s, "rails") == 0)
+		return PACK_RAILS;
+	if (strcmp(s, "all") == 0)
+		return PACK_ALL;
+	return -1;
+}
+
+const char *pack_mode_name(enum pack_mode mode)
+{
+	switch (mode) {
+	case PACK_OFF: return "off";
+	case PACK_ALL: return "all";
+	default: return "rails";
+	}
+}
+
+int cpumask_format(char *buf, size_t size, cpumask_t m)
+{
+	size_t n = 0;
+	int cpu = 0;
+
+	if (size)
+		buf[0] = '\0';
+	if (!m)
+		return ksnprintf(buf, size, "none");
+	while (m >> cpu) {
+		int end;
+
+		if (!cpumask_test(m, cpu)) {
+			cpu++;
+			continue;
+		}
+		end = cpu;
+		while (end + 1 < 32 && cpumask_test(m, end + 1))
+			end++;
+		n += (size_t)ksnprintf(buf + (n < size ? n : size), n < size ? size - n : 0,
+				       end == cpu ? "%s%d" : "%s%d-%d", n ? "," : "", cpu, end);
+		if (end == 31)
+			break;
+		cpu = end + 1;
+	}
+	return (int)n;
+}

@@ -1,0 +1,127 @@
+/*
+ * schedtopo: print the scheduling domains and pack buddies the kernel
+ * would build from a DTB, using the kernel's own topology code.
+ *   build/host/schedtopo [--pack=off|rails|all] FILE.dtb
+ * Output: one line per CPU with its cluster, capacity, rail and domain
+ * levels, then exactly the boot log's "CPU<n> packing on CPU<m>" lines.
+ * Bad arguments or a bad DTB: one line on stderr, exit status 2.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernel/fdt.h"
+#include "kernel/topology.h"
+
+#define MAX_DTB (4u << 20)
+
+static int usage(void)
+{
+	fprintf(stderr, "usage: schedtopo [--pack=off|rails|all] FILE.dtb\n");
+	return 2;
+}
+
+static void *read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	void *buf;
+
+	if (!f)
+		return NULL;
+	buf = malloc(MAX_DTB + 1);
+	if (buf) {
+		*len = fread(buf, 1, MAX_DTB + 1, f);
+		if (ferror(f)) {
+			free(buf);
+			buf = NULL;
+		}
+	}
+	fclose(f);
+	return buf;
+}
+
+static void print_cpu(const struct topology *t, int cpu)
+{
+	char rail[64], span[64], grp[64];
+
+	cpumask_format(rail, sizeof(rail), t->rail[cpu]);
+	printf("cpu%d mpidr=0x%x cluster=%d capacity=%u rail=%s %s:", cpu, (unsigned)t->cpu[cpu].hwid,
+	       t->cpu[cpu].cluster, (unsigned)t->cpu[cpu].capacity, rail, t->cpu[cpu].compatible);
+	if (t->nr_levels[cpu] == 0)
+		printf(" no domains");
+	for (int l = 0; l < t->nr_levels[cpu]; l++) {
+		const struct sched_domain *sd = &t->sd[cpu][l];
+
+		cpumask_format(span, sizeof(span), sd->span);
+		printf(" %s[%s:", sd->name, span);
+		for (int g = 0; g < sd->nr_groups; g++) {
+			cpumask_format(grp, sizeof(grp), sd->groups[g].cpus);
+			printf(" {%s}", grp);
+		}
+		printf("]");
+	}
+	printf("\n");
+}
+
+int main(int argc, char **argv)
+{
+	static struct topology topo;
+	const char *path = NULL;
+	int mode = PACK_RAILS;
+	struct fdt fdt;
+	char err[160];
+	size_t len = 0;
+	void *blob;
+	int rc;
+
+	for (int i = 1; i < argc; i++) {
+		if (strncmp(argv[i], "--pack=", 7) == 0) {
+			mode = pack_mode_parse(argv[i] + 7);
+			if (mode < 0) {
+				fprintf(stderr, "schedtopo: unknown pack mode '%s' (off, rails, all)\n", argv[i] + 7);
+				return 2;
+			}
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			fprintf(stderr, "schedtopo: unknown option '%s'\n", argv[i]);
+			return usage();
+		} else if (path) {
+			fprintf(stderr, "schedtopo: more than one DTB given\n");
+			return usage();
+		} else {
+			path = argv[i];
+		}
+	}
+	if (!path)
+		return usage();
+	blob = read_file(path, &len);
+	if (!blob) {
+		fprintf(stderr, "schedtopo: %s: %s\n", path, strerror(errno));
+		return 2;
+	}
+	if (len > MAX_DTB) {
+		fprintf(stderr, "schedtopo: %s: larger than %u bytes\n", path, MAX_DTB);
+		free(blob);
+		return 2;
+	}
+	rc = fdt_open(&fdt, blob, len);
+	if (rc != 0) {
+		fprintf(stderr, "schedtopo: %s: invalid device tree: %s\n", path, fdt.err);
+		free(blob);
+		return 2;
+	}
+	if (topology_parse_dt(&fdt, &topo, err, sizeof(err)) != 0) {
+		fprintf(stderr, "schedtopo: %s: %s\n", path, err);
+		free(blob);
+		return 2;
+	}
+	topology_build(&topo, (enum pack_mode)mode);
+	printf("%d CPUs, %d clusters, pack=%s\n", topo.nr_cpus, topo.nr_clusters,
+	       pack_mode_name(topo.pack));
+	for (int cpu = 0; cpu < topo.nr_cpus; cpu++)
+		print_cpu(&topo, cpu);
+	for (int cpu = 0; cpu < topo.nr_cpus; cpu++)
+		printf("CPU%d packing on CPU%d\n", cpu, topo.pack_buddy[cpu]);
+	free(blob);
+	return 0;
+}
