@@ -55,6 +55,24 @@ static uint64_t tick_period_ns(void)
 	return NSEC_PER_SEC / sched_hz;
 }
 
+/*
+ * PELT bookkeeping. A task's avg is written only under the lock of the rq
+ * it is on (both locks while it migrates); the rq's avg by its own CPU or
+ * under its lock. Each update accounts the time since the last one in the
+ * state the entity was in during it, so it runs BEFORE the state changes.
+ */
+static void update_rq_avg(struct rq *rq, uint64_t now)
+{
+	bool running = !rq->curr->is_idle;
+
+	pelt_update(&rq->avg, now, running || rq->cfs.nr_running > 0, running);
+}
+
+static void update_task_avg(struct task *p, uint64_t now, bool runnable, bool running)
+{
+	pelt_update(&p->se.avg, now, runnable, running);
+}
+
 /* ---------------------------------------------------------------- tick */
 
 static void tick_fn(struct timer *t)
@@ -87,7 +105,9 @@ void sched_tick(void)
 	spin_lock(&rq->lock);
 	rq->clock = now;
 	rq->ticks++;
+	update_rq_avg(rq, now);
 	if (!rq->curr->is_idle) {
+		update_task_avg(rq->curr, now, true, true);
 		cfs_update_curr(&rq->cfs, now);
 		if (rq->cfs.nr_running > 1 && cfs_tick_should_preempt(&rq->cfs))
 			rq->need_resched = true;
@@ -140,6 +160,9 @@ void resched_cpu(int cpu)
 static void activate(struct rq *rq, struct task *p, int flags)
 {
 	KASSERT(!p->on_rq && p->cpu == rq->cpu);
+	update_rq_avg(rq, rq->clock);
+	/* Woken: it slept until now. New or moved: it was waiting to run. */
+	update_task_avg(p, rq->clock, !(flags & ENQ_WAKEUP), false);
 	cfs_update_curr(&rq->cfs, rq->clock);
 	cfs_enqueue(&rq->cfs, &p->se, flags);
 	p->on_rq = true;
@@ -152,6 +175,8 @@ static void activate(struct rq *rq, struct task *p, int flags)
 void migrate_task_locked(struct task *p, struct rq *src, struct rq *dst)
 {
 	KASSERT(p->on_rq && p->cpu == src->cpu && src->curr != p && task_allowed_on(p, dst->cpu));
+	update_rq_avg(src, arch_now_ns());
+	update_task_avg(p, arch_now_ns(), true, false);
 	cfs_dequeue(&src->cfs, &p->se, DEQ_MIGRATE);
 	p->on_rq = false;
 	p->cpu = dst->cpu;
@@ -178,7 +203,9 @@ static void __schedule(struct rq *rq)
 	uint64_t now = arch_now_ns();
 
 	rq->clock = now;
+	update_rq_avg(rq, now);
 	if (!prev->is_idle) {
+		update_task_avg(prev, now, true, true);
 		cfs_update_curr(&rq->cfs, now);
 		if (prev->state != TASK_RUNNABLE) {
 			cfs_dequeue(&rq->cfs, &prev->se, DEQ_SLEEP);
@@ -196,8 +223,10 @@ static void __schedule(struct rq *rq)
 	}
 	se = cfs_pick_first(&rq->cfs);
 	next = se ? se_task(se) : rq->idle;
-	if (se)
+	if (se) {
+		update_task_avg(next, now, true, false);	/* it was waiting */
 		cfs_set_curr(&rq->cfs, se, now);
+	}
 	rq->need_resched = false;
 	if (next == prev)
 		return;
@@ -447,7 +476,17 @@ void task_sleep_ns(uint64_t ns)
 void sched_start_task(struct task *p)
 {
 	unsigned long flags = arch_irq_save();
-	int target = select_task_rq(p, arch_cpu_id());
+	int target;
+
+	/*
+	 * A new task starts with one fully busy period of history, so a fresh
+	 * CPU hog is not taken for a light task (and packed) before it has run.
+	 */
+	pelt_init(&p->se.avg, arch_now_ns());
+	p->se.avg.runnable_avg_sum = PELT_PERIOD_UNITS;
+	p->se.avg.usage_avg_sum = PELT_PERIOD_UNITS;
+	p->se.avg.runnable_avg_period = PELT_PERIOD_UNITS;
+	target = select_task_rq(p, arch_cpu_id());
 
 	p->cpu = target;
 	p->state = TASK_WAKING;
@@ -546,6 +585,7 @@ void sched_init(int cpus)
 		memset(rq, 0, sizeof(*rq));
 		rq->lock = (spinlock_t)SPINLOCK_INIT;
 		rq->cpu = cpu;
+		pelt_init(&rq->avg, 0);
 		cfs_rq_init(&rq->cfs);
 		timer_setup(&tick_timers[cpu], tick_fn, rq);
 	}
@@ -682,4 +722,25 @@ int sched_check_invariants(void)
 		spin_unlock(&rqs[cpu].lock);
 	arch_irq_restore(flags);
 	return ctx.nr;
+}
+
+/* ---------------------------------------------------------------- load */
+
+void rq_avg_read(int cpu, struct sched_avg *out)
+{
+	struct rq *rq = &rqs[cpu];
+
+	pelt_snapshot(&rq->avg, out);
+	/*
+	 * A tickless idle CPU stops updating its average: age the copy to now
+	 * as idle time, so a long-idle CPU does not look as busy as when it
+	 * stopped.
+	 */
+	if (READ_ONCE(rq->curr)->is_idle && READ_ONCE(rq->cfs.nr_running) == 0)
+		pelt_update(out, arch_now_ns(), false, false);
+}
+
+void task_avg_read(const struct task *p, struct sched_avg *out)
+{
+	pelt_snapshot(&p->se.avg, out);
 }

@@ -6,11 +6,12 @@
  *   schedtest wake <tasks> <iters> <us>    sleepers: every wake-up counted
  *   schedtest idle <ms>                    ticks taken by idle CPUs
  *   schedtest pin <tasks> <ms> <cpu> <cpu2> pinned tasks, re-pinned halfway
- *   schedtest check                        scheduler invariants
+ *   schedtest duty <ms> <period_us> <duty%>...  periodic tasks: PELT's view
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernel/format.h"
 #include "kernel/printk.h"
 #include "kernel/sched.h"
 #include "kernel/shell.h"
@@ -280,6 +281,133 @@ static int test_pin(int argc, char **argv)
 	return 0;
 }
 
+/* x / PELT_SCALE as "12.34" (percent with two decimals). */
+static void pct(char *buf, size_t n, uint32_t ratio)
+{
+	uint32_t hundredths = (uint32_t)(((uint64_t)ratio * 10000 + PELT_SCALE / 2) / PELT_SCALE);
+
+	ksnprintf(buf, n, "%u.%02u", (unsigned)(hundredths / 100), (unsigned)(hundredths % 100));
+}
+
+static void print_avg(const char *what, const struct sched_avg *a, unsigned long weight)
+{
+	char r[16], u[16];
+
+	pct(r, sizeof(r), pelt_runnable_ratio(a));
+	pct(u, sizeof(u), pelt_usage_ratio(a));
+	kprintf("%s runnable=%s%% usage=%s%% load=%lu light=%d\n", what, r, u,
+		pelt_load_contrib(a, weight), pelt_is_light(a) ? 1 : 0);
+}
+
+static void load_task_line(const struct task *t, void *arg)
+{
+	struct sched_avg a;
+	char what[48];
+
+	(void)arg;
+	if (t->is_idle || t->state == TASK_EXITED)
+		return;
+	task_avg_read(t, &a);
+	ksnprintf(what, sizeof(what), "load: task %u %-15s cpu=%d", (unsigned)t->tid, t->name, t->cpu);
+	print_avg(what, &a, t->se.weight);
+}
+
+static int cmd_load(int argc, char **argv)
+{
+	(void)argv;
+	if (argc != 1) {
+		kprintf("error: load takes no arguments\n");
+		return 1;
+	}
+	for (int cpu = 0; cpu < sched_nr_cpus(); cpu++) {
+		struct sched_avg a;
+		char what[48];
+
+		rq_avg_read(cpu, &a);
+		ksnprintf(what, sizeof(what), "load: cpu%d nr_running=%u", cpu, cpu_rq(cpu)->cfs.nr_running);
+		print_avg(what, &a, NICE_0_WEIGHT);
+	}
+	sched_for_each_task(load_task_line, NULL);
+	return 0;
+}
+
+struct duty_arg {
+	uint64_t period_ns, busy_ns;
+	volatile bool stop;
+};
+
+/*
+ * Busy for busy_ns of every period_ns (virtual time), asleep the rest.
+ * Under QEMU icount with several vCPUs busy at once, a clock read can hand
+ * the host thread to another vCPU for its whole slice, stretching the busy
+ * phase: measure duty cycles with one such task running at a time.
+ */
+static void duty_fn(void *arg)
+{
+	struct duty_arg *a = arg;
+	uint64_t next = arch_now_ns();
+
+	while (!a->stop) {
+		uint64_t until = next + a->busy_ns;
+		volatile uint32_t sink = 0;
+
+		while (arch_now_ns() < until)
+			sink++;
+		next += a->period_ns;
+		task_sleep_until(next);
+	}
+}
+
+static struct duty_arg duty_args[MAX_TEST_TASKS];
+
+/* Periodic tasks of the given duty cycles: what does PELT make of them? */
+static int test_duty(int argc, char **argv)
+{
+	long ms, period_us, duty;
+	int n = argc - 4;
+	uint32_t all = (1u << sched_nr_cpus()) - 1;
+
+	if (argc < 5 || n > MAX_TEST_TASKS || !parse_count(argv[2], 10, 600000, &ms) ||
+	    !parse_count(argv[3], 100, 1000000, &period_us)) {
+		kprintf("error: usage: schedtest duty <ms> <period_us> <duty%%> [duty%%...]\n");
+		return 1;
+	}
+	for (int i = 0; i < n; i++) {
+		if (!parse_count(argv[4 + i], 0, 100, &duty)) {
+			kprintf("error: duty '%s' is not a percentage 0..100\n", argv[4 + i]);
+			return 1;
+		}
+		duty_args[i].period_ns = (uint64_t)period_us * NSEC_PER_USEC;
+		duty_args[i].busy_ns = duty_args[i].period_ns * (uint64_t)duty / 100;
+		duty_args[i].stop = false;
+	}
+	for (int i = 0; i < n; i++) {
+		test_tasks[i] = task_create("duty", duty_fn, &duty_args[i], 0, all);
+		if (!test_tasks[i]) {
+			kprintf("error: could not create task %d\n", i);
+			while (i--) {
+				duty_args[i].stop = true;
+				task_join(test_tasks[i]);
+			}
+			return 1;
+		}
+	}
+	task_sleep_ns((uint64_t)ms * NSEC_PER_MSEC);
+	for (int i = 0; i < n; i++) {
+		struct sched_avg a;
+		char what[48];
+
+		task_avg_read(test_tasks[i], &a);
+		ksnprintf(what, sizeof(what), "duty: task %d duty=%s%%", i, argv[4 + i]);
+		print_avg(what, &a, test_tasks[i]->se.weight);
+	}
+	for (int i = 0; i < n; i++)
+		duty_args[i].stop = true;
+	for (int i = 0; i < n; i++)
+		task_join(test_tasks[i]);
+	return 0;
+}
+
 static int cmd_schedcheck(int argc, char **argv)
 {
 	(void)argv;
@@ -303,7 +431,9 @@ static int cmd_schedtest(int argc, char **argv)
 		return test_pin(argc, argv);
 	if (argc >= 2 && strcmp(argv[1], "nice") == 0)
 		return test_nice(argc, argv);
-	kprintf("error: usage: schedtest fair|nice|wake|idle|pin ...\n");
+	if (argc >= 2 && strcmp(argv[1], "duty") == 0)
+		return test_duty(argc, argv);
+	kprintf("error: usage: schedtest fair|nice|wake|idle|pin|duty ...\n");
 	return 1;
 }
 
@@ -340,7 +470,8 @@ static const struct shell_cmd commands[] = {
 	{ "ps", "", "tasks: state, cpu, nice, vruntime, runtime", cmd_ps },
 	{ "top", "[rounds]", "per-CPU load, refreshed in place every 0.5 s", cmd_top },
 	{ "spawn", "<tasks> <ms>", "start CPU-bound tasks in the background", cmd_spawn },
-	{ "schedtest", "fair|nice|wake|idle|pin ...", "built-in scheduler checks", cmd_schedtest },
+	{ "schedtest", "fair|nice|wake|idle|pin|duty ...", "built-in scheduler checks", cmd_schedtest },
+	{ "load", "", "PELT: runnable %, usage % and load per CPU and task", cmd_load },
 	{ "schedcheck", "", "check that every task is in exactly one place", cmd_schedcheck },
 };
 

@@ -70,6 +70,7 @@ struct rq {
 	spinlock_t lock;
 	int cpu;
 	struct cfs_rq cfs;
+	struct sched_avg avg;		/* PELT of the whole rq (any task runnable/running) */
 	struct task *curr, *idle;
 	volatile bool need_resched;
 	uint64_t clock;			/* ns, updated under the lock */
@@ -133,6 +134,13 @@ const char *task_state_name(const struct task *t);
 int sched_nr_tasks(void);
 /* Assert every task is in exactly one place; returns the tasks checked. */
 int sched_check_invariants(void);
+
+/*
+ * Consistent PELT snapshots for any CPU (seqcount); an idle CPU's copy is
+ * aged to now as idle time.
+ */
+void rq_avg_read(int cpu, struct sched_avg *out);
+void task_avg_read(const struct task *p, struct sched_avg *out);
 
 /* Console commands: ps, top, spawn, schedtest (kernel/sched_commands.c). */
 void sched_commands_register(void);
