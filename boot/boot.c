@@ -175,6 +175,7 @@ void boot_main(uintptr_t dtb)
 	shell_init(&io);
 	console_commands_register();
 	sched_commands_register();
+	pack_commands_register();
 	console_set_rx_callback(console_rx_wake);
 	console_enable_rx_irq();
 	console_task = task_create("console", console_task_fn, NULL, 0, 1u << 0);

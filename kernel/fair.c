@@ -152,9 +152,13 @@ void cfs_dequeue(struct cfs_rq *cfs, struct sched_entity *se, int flags)
 	se->on_rq = false;
 	cfs->load_weight -= se->weight;
 	cfs->nr_running--;
-	update_min_vruntime(cfs);
+	/*
+	 * Normalise before min_vruntime moves: if @se was holding it back, the
+	 * update would jump past it and the move would hand @se a credit.
+	 */
 	if (flags & DEQ_MIGRATE)
 		se->vruntime -= cfs->min_vruntime;
+	update_min_vruntime(cfs);
 }
 
 struct sched_entity *cfs_pick_first(const struct cfs_rq *cfs)

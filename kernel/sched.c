@@ -126,7 +126,7 @@ void sched_tick(void)
 
 /* ---------------------------------------------------------------- core */
 
-static int select_task_rq(struct task *p, int prev_cpu);
+static int select_task_rq(struct task *p, int prev_cpu, bool wakeup);
 static void enqueue_on(struct task *p, int target, int flags);
 
 void double_rq_lock(struct rq *a, struct rq *b)
@@ -264,7 +264,7 @@ static void finish_switch(void)
 	if (dead)
 		task_free(dead);	/* its stack is no longer in use */
 	if (push) {
-		int target = select_task_rq(push, rq->cpu);
+		int target = select_task_rq(push, rq->cpu, false);
 
 		push->nr_migrations++;
 		push->cpu = target;
@@ -338,13 +338,24 @@ bool cpu_idle_now(int cpu)
 }
 
 /*
- * Where a waking task runs: its previous CPU if that is idle, else the
- * first idle CPU it may use, else its previous CPU. This is the one place
- * that decides wake-up placement (the pack-buddy rule plugs in here).
+ * Where a task runs when it wakes (@wakeup) or is placed anew. The one
+ * place that decides placement: first small-task packing (a light waking
+ * task goes to its CPU's pack buddy, see kernel/sched_pack.c), else its
+ * previous CPU if that is idle, else the first idle CPU it may use, else
+ * its previous CPU.
  */
-static int select_task_rq(struct task *p, int prev_cpu)
+static int select_task_rq(struct task *p, int prev_cpu, bool wakeup)
 {
 	bool prev_ok = p->cpus_allowed & (1u << prev_cpu);
+
+	if (wakeup) {
+		int buddy = -1;
+		enum pack_reason why = pack_check(p, prev_cpu, &buddy);
+
+		pack_count(prev_cpu, why);
+		if (why == PACK_PACKED)
+			return buddy;
+	}
 
 	if (prev_ok && cpu_idle_now(prev_cpu))
 		return prev_cpu;
@@ -413,7 +424,7 @@ bool wake_up(struct task *p)
 		arch_irq_restore(flags);
 		return true;
 	}
-	target = select_task_rq(p, rq->cpu);
+	target = select_task_rq(p, rq->cpu, true);
 	p->state = TASK_WAKING;
 	/* Make vruntime relative to the old queue; the new one rebases it. */
 	p->se.vruntime -= rq->cfs.min_vruntime;
@@ -486,7 +497,7 @@ void sched_start_task(struct task *p)
 	p->se.avg.runnable_avg_sum = PELT_PERIOD_UNITS;
 	p->se.avg.usage_avg_sum = PELT_PERIOD_UNITS;
 	p->se.avg.runnable_avg_period = PELT_PERIOD_UNITS;
-	target = select_task_rq(p, arch_cpu_id());
+	target = select_task_rq(p, arch_cpu_id(), false);
 
 	p->cpu = target;
 	p->state = TASK_WAKING;
@@ -638,7 +649,7 @@ int task_set_affinity(struct task *p, uint32_t cpus_allowed)
 			cfs_dequeue(&rq->cfs, &p->se, DEQ_MIGRATE);
 			p->on_rq = false;
 			p->state = TASK_WAKING;
-			target = select_task_rq(p, rq->cpu);
+			target = select_task_rq(p, rq->cpu, false);
 			p->nr_migrations++;
 			p->cpu = target;
 		}

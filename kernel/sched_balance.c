@@ -26,7 +26,7 @@
 #define NOHZ_KICK_INTERVAL_NS 4000000ull	/* at most one kick per 4 ms */
 #define MAX_LOOP 32				/* tasks examined per pull */
 
-static cpumask_t nohz_idle_cpus;		/* tickless idle CPUs (atomic) */
+cpumask_t nohz_idle_cpus;
 static uint64_t nohz_next_kick;
 
 /* The load the balancer sees: queued weight scaled to the CPU's capacity. */
@@ -188,7 +188,7 @@ void balance_tick(struct rq *rq, uint64_t now)
 	}
 	/* Waiting tasks here and tickless idle CPUs elsewhere: wake an idle balancer. */
 	if (rq->cfs.nr_running >= 2 && READ_ONCE(nohz_idle_cpus) && now >= READ_ONCE(nohz_next_kick)) {
-		int ilb = find_new_ilb();
+		int ilb = find_new_ilb(cpu);
 
 		WRITE_ONCE(nohz_next_kick, now + NOHZ_KICK_INTERVAL_NS);
 		if (ilb >= 0 && ilb != cpu) {
@@ -211,15 +211,6 @@ int balance_newidle(struct rq *rq)
 			return n;
 	}
 	return 0;
-}
-
-/*
- * The CPU a busy CPU kicks to balance for the tickless ones: the first
- * idle CPU. (Small-task packing changes this choice.)
- */
-int find_new_ilb(void)
-{
-	return cpumask_first(READ_ONCE(nohz_idle_cpus));
 }
 
 void balance_nohz_kicked(struct rq *rq)

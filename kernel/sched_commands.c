@@ -7,15 +7,19 @@
  *   schedtest idle <ms>                    ticks taken by idle CPUs
  *   schedtest pin <tasks> <ms> <cpu> <cpu2> pinned tasks, re-pinned halfway
  *   schedtest duty <ms> <period_us> <duty%>...  periodic tasks: PELT's view
+ *   schedtest light <tasks> <ms> <busy_us> <period_us>  many small tasks: where they run
  */
 #include <stdlib.h>
 #include <string.h>
+
+#include "arch/barrier.h"
 
 #include "kernel/format.h"
 #include "kernel/printk.h"
 #include "kernel/sched.h"
 #include "kernel/shell.h"
 #include "kernel/time.h"
+#include "kernel/topology.h"
 
 #define MAX_TEST_TASKS 256
 
@@ -121,12 +125,28 @@ static bool parse_count(const char *s, long lo, long hi, long *out)
 	return true;
 }
 
+/* Busy time of @cpu so far, including the stretch its current task is in. */
+static uint64_t cpu_busy_ns(int cpu, uint64_t now)
+{
+	struct rq *rq = cpu_rq(cpu);
+	struct task *curr = READ_ONCE(rq->curr);
+	uint64_t busy = READ_ONCE(rq->busy_ns);
+
+	if (!curr->is_idle && now > curr->last_ran_ns)
+		busy += now - curr->last_ran_ns;
+	return busy;
+}
+
 /* CPU-bound tasks allowed on @mask for @ms; prints each one's share of the CPU time used. */
 static int run_fair(long n, long ms, const long *nice, uint32_t mask)
 {
 	uint64_t start, total = 0, runtime[MAX_TEST_TASKS];
 
+	uint64_t b0[CONFIG_NR_CPUS], end;
+
 	start = arch_now_ns();
+	for (int cpu = 0; cpu < sched_nr_cpus(); cpu++)
+		b0[cpu] = cpu_busy_ns(cpu, start);
 	for (long i = 0; i < n; i++) {
 		spin_args[i].until_ns = start + (uint64_t)ms * NSEC_PER_MSEC;
 		test_tasks[i] = task_create("spin", spin_fn, &spin_args[i], (int)nice[i], mask);
@@ -143,6 +163,10 @@ static int run_fair(long n, long ms, const long *nice, uint32_t mask)
 		runtime[i] = test_tasks[i]->se.sum_exec_runtime;
 		total += runtime[i];
 	}
+	end = arch_now_ns();
+	for (int cpu = 0; cpu < sched_nr_cpus(); cpu++)
+		kprintf("fair: cpu%d busy_pct=%llu\n", cpu,
+			(unsigned long long)((cpu_busy_ns(cpu, end) - b0[cpu]) * 100 / (end - start)));
 	if (total == 0)
 		total = 1;
 	for (long i = 0; i < n; i++)
@@ -408,6 +432,63 @@ static int test_duty(int argc, char **argv)
 	return 0;
 }
 
+/*
+ * Many small periodic tasks (cyclictest-like: task i has period
+ * period_us + 50 us * i, so they do not all wake at once). After a warm-up
+ * of a quarter of the run, measure each CPU's busy time and, at the end,
+ * where the tasks are.
+ */
+static int test_light(int argc, char **argv)
+{
+	long n, ms, busy_us, period_us;
+	uint32_t all = (1u << sched_nr_cpus()) - 1;
+	uint64_t b0[CONFIG_NR_CPUS], t0, t1;
+	int where[CONFIG_NR_CPUS] = { 0 };
+
+	if (argc != 6 || !parse_count(argv[2], 1, MAX_TEST_TASKS, &n) || !parse_count(argv[3], 40, 600000, &ms) ||
+	    !parse_count(argv[4], 1, 1000000, &busy_us) || !parse_count(argv[5], 100, 10000000, &period_us) ||
+	    busy_us >= period_us) {
+		kprintf("error: usage: schedtest light <tasks> <ms> <busy_us> <period_us> (busy < period)\n");
+		return 1;
+	}
+	for (long i = 0; i < n; i++) {
+		duty_args[i].period_ns = (uint64_t)(period_us + 50 * i) * NSEC_PER_USEC;
+		duty_args[i].busy_ns = (uint64_t)busy_us * NSEC_PER_USEC;
+		duty_args[i].stop = false;
+		test_tasks[i] = task_create("light", duty_fn, &duty_args[i], 0, all);
+		if (!test_tasks[i]) {
+			kprintf("error: could not create task %ld\n", i);
+			while (i--) {
+				duty_args[i].stop = true;
+				task_join(test_tasks[i]);
+			}
+			return 1;
+		}
+	}
+	task_sleep_ns((uint64_t)ms * NSEC_PER_MSEC / 4);
+	t0 = arch_now_ns();
+	for (int cpu = 0; cpu < sched_nr_cpus(); cpu++)
+		b0[cpu] = cpu_busy_ns(cpu, t0);
+	task_sleep_ns((uint64_t)ms * NSEC_PER_MSEC * 3 / 4);
+	t1 = arch_now_ns();
+	for (long i = 0; i < n; i++)
+		where[test_tasks[i]->cpu]++;
+	for (int cpu = 0; cpu < sched_nr_cpus(); cpu++) {
+		uint64_t b = cpu_busy_ns(cpu, t1) - b0[cpu];
+
+		kprintf("light: cpu%d cluster=%d busy_pct=%llu.%02llu tasks=%d\n", cpu, sched_topo.cpu[cpu].cluster,
+			(unsigned long long)(b * 100 / (t1 - t0)),
+			(unsigned long long)(b * 10000 / (t1 - t0) % 100), where[cpu]);
+	}
+	for (long i = 0; i < n; i++)
+		duty_args[i].stop = true;
+	for (long i = 0; i < n; i++)
+		task_join(test_tasks[i]);
+	kprintf("light: tasks=%ld pack=%s window_us=%llu\n", n, pack_mode_name(sched_topo.pack),
+		(unsigned long long)((t1 - t0) / 1000));
+	return 0;
+}
+
 static int cmd_schedcheck(int argc, char **argv)
 {
 	(void)argv;
@@ -433,7 +514,9 @@ static int cmd_schedtest(int argc, char **argv)
 		return test_nice(argc, argv);
 	if (argc >= 2 && strcmp(argv[1], "duty") == 0)
 		return test_duty(argc, argv);
-	kprintf("error: usage: schedtest fair|nice|wake|idle|pin|duty ...\n");
+	if (argc >= 2 && strcmp(argv[1], "light") == 0)
+		return test_light(argc, argv);
+	kprintf("error: usage: schedtest fair|nice|wake|idle|pin|duty|light ...\n");
 	return 1;
 }
 
@@ -470,7 +553,7 @@ static const struct shell_cmd commands[] = {
 	{ "ps", "", "tasks: state, cpu, nice, vruntime, runtime", cmd_ps },
 	{ "top", "[rounds]", "per-CPU load, refreshed in place every 0.5 s", cmd_top },
 	{ "spawn", "<tasks> <ms>", "start CPU-bound tasks in the background", cmd_spawn },
-	{ "schedtest", "fair|nice|wake|idle|pin|duty ...", "built-in scheduler checks", cmd_schedtest },
+	{ "schedtest", "fair|nice|wake|idle|pin|duty|light ...", "built-in scheduler checks", cmd_schedtest },
 	{ "load", "", "PELT: runnable %, usage % and load per CPU and task", cmd_load },
 	{ "schedcheck", "", "check that every task is in exactly one place", cmd_schedcheck },
 };

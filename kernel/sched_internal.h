@@ -6,6 +6,7 @@
 #define KERNEL_SCHED_INTERNAL_H
 
 #include "kernel/sched.h"
+#include "kernel/topology.h"
 
 /* Take two rq locks, lower CPU first (the only way to hold two). IRQs off. */
 void double_rq_lock(struct rq *a, struct rq *b);
@@ -21,8 +22,14 @@ bool task_allowed_on(const struct task *p, int cpu);
 void balance_tick(struct rq *rq, uint64_t now);	/* periodic, from the tick */
 int balance_newidle(struct rq *rq);		/* this CPU just went idle */
 void balance_nohz_kicked(struct rq *rq);		/* we were kicked as the ilb */
-/* The idle CPU a busy one kicks to balance for all tickless CPUs, or -1. */
-int find_new_ilb(void);
+/* The idle CPU busy @call_cpu kicks to balance for all tickless CPUs, or -1. */
+int find_new_ilb(int call_cpu);
+extern cpumask_t nohz_idle_cpus;	/* tickless idle CPUs (atomic) */
+
+/* Packing (kernel/sched_pack.c). */
+/* Should waking @p, last on @cpu, go to @cpu's buddy (*target)? Why (not)? */
+enum pack_reason pack_check(const struct task *p, int cpu, int *target);
+void pack_count(int cpu, enum pack_reason why);
 void nohz_enter_idle(int cpu);
 void nohz_exit_idle(int cpu);
 

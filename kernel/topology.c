@@ -321,6 +321,12 @@ void topology_build(struct topology *topo, enum pack_mode mode)
 		build_domains(topo, c);
 	build_rails(topo, mode);
 	for (int c = 0; c < topo->nr_cpus; c++)
+		for (int l = 0; l < topo->nr_levels[c]; l++) {
+			struct sched_domain *sd = &topo->sd[c][l];
+
+			sd->flags = (sd->span & ~topo->rail[c]) ? 0 : SD_SHARE_POWERLINE;
+		}
+	for (int c = 0; c < topo->nr_cpus; c++)
 		topo->pack_buddy[c] = topology_pack_buddy(topo, c);
 }
 
@@ -377,5 +383,31 @@ int cpumask_format(char *buf, size_t size, cpumask_t m)
 			break;
 		cpu = end + 1;
 	}
+	return (int)n;
+}
+
+int topology_describe_cpu(const struct topology *t, int cpu, char *buf, size_t size)
+{
+	char mask[64];
+	size_t n = 0;
+
+#define OUT(...) (n += (size_t)ksnprintf(buf + (n < size ? n : size), n < size ? size - n : 0, __VA_ARGS__))
+	cpumask_format(mask, sizeof(mask), t->rail[cpu]);
+	OUT("cpu%d mpidr=0x%x cluster=%d capacity=%u rail=%s %s:", cpu, (unsigned)t->cpu[cpu].hwid,
+	    t->cpu[cpu].cluster, (unsigned)t->cpu[cpu].capacity, mask, t->cpu[cpu].compatible);
+	if (t->nr_levels[cpu] == 0)
+		OUT(" no domains");
+	for (int l = 0; l < t->nr_levels[cpu]; l++) {
+		const struct sched_domain *sd = &t->sd[cpu][l];
+
+		cpumask_format(mask, sizeof(mask), sd->span);
+		OUT(" %s[%s%s:", sd->name, mask, (sd->flags & SD_SHARE_POWERLINE) ? " SHARE_POWERLINE" : "");
+		for (int g = 0; g < sd->nr_groups; g++) {
+			cpumask_format(mask, sizeof(mask), sd->groups[g].cpus);
+			OUT(" {%s}/%u", mask, (unsigned)sd->groups[g].capacity);
+		}
+		OUT("]");
+	}
+#undef OUT
 	return (int)n;
 }

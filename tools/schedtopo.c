@@ -3,7 +3,7 @@
  * would build from a DTB, using the kernel's own topology code.
  *   build/host/schedtopo [--pack=off|rails|all] FILE.dtb
  * Output: one line per CPU with its cluster, capacity, rail and domain
- * levels, then exactly the boot log's "CPU<n> packing on CPU<m>" lines.
+ * levels (flags, groups/capacity), then exactly the boot log's "CPU<n> packing on CPU<m>" lines.
  * Bad arguments or a bad DTB: one line on stderr, exit status 2.
  */
 #include <errno.h>
@@ -39,29 +39,6 @@ static void *read_file(const char *path, size_t *len)
 	}
 	fclose(f);
 	return buf;
-}
-
-static void print_cpu(const struct topology *t, int cpu)
-{
-	char rail[64], span[64], grp[64];
-
-	cpumask_format(rail, sizeof(rail), t->rail[cpu]);
-	printf("cpu%d mpidr=0x%x cluster=%d capacity=%u rail=%s %s:", cpu, (unsigned)t->cpu[cpu].hwid,
-	       t->cpu[cpu].cluster, (unsigned)t->cpu[cpu].capacity, rail, t->cpu[cpu].compatible);
-	if (t->nr_levels[cpu] == 0)
-		printf(" no domains");
-	for (int l = 0; l < t->nr_levels[cpu]; l++) {
-		const struct sched_domain *sd = &t->sd[cpu][l];
-
-		cpumask_format(span, sizeof(span), sd->span);
-		printf(" %s[%s:", sd->name, span);
-		for (int g = 0; g < sd->nr_groups; g++) {
-			cpumask_format(grp, sizeof(grp), sd->groups[g].cpus);
-			printf(" {%s}", grp);
-		}
-		printf("]");
-	}
-	printf("\n");
 }
 
 int main(int argc, char **argv)
@@ -118,8 +95,12 @@ int main(int argc, char **argv)
 	topology_build(&topo, (enum pack_mode)mode);
 	printf("%d CPUs, %d clusters, pack=%s\n", topo.nr_cpus, topo.nr_clusters,
 	       pack_mode_name(topo.pack));
-	for (int cpu = 0; cpu < topo.nr_cpus; cpu++)
-		print_cpu(&topo, cpu);
+	for (int cpu = 0; cpu < topo.nr_cpus; cpu++) {
+		char line[1024];
+
+		topology_describe_cpu(&topo, cpu, line, sizeof(line));
+		printf("%s\n", line);
+	}
 	for (int cpu = 0; cpu < topo.nr_cpus; cpu++)
 		printf("CPU%d packing on CPU%d\n", cpu, topo.pack_buddy[cpu]);
 	free(blob);

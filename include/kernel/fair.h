@@ -62,7 +62,11 @@ uint32_t nice_to_weight(int nice);
 
 void cfs_rq_init(struct cfs_rq *cfs);
 void se_init(struct sched_entity *se, int nice);
-/* Change an entity's nice level, whether queued, running or not. */
+/*
+ * Change an entity's nice level, whether queued, running or not. If it is
+ * curr, call cfs_update_curr() first, so time already run is charged at the
+ * old weight.
+ */
 void cfs_reweight(struct cfs_rq *cfs, struct sched_entity *se, int nice);
 
 /* Charge curr for the time since its exec_start. */

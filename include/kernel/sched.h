@@ -66,6 +66,18 @@ struct task {
 	uint64_t last_ran_ns;
 };
 
+/* Outcome of the packing test at a wake-up (counted per CPU). */
+enum pack_reason {
+	PACK_PACKED,		/* sent to the buddy */
+	PACK_NO_BUDDY,		/* this CPU has none (pack off, one rail) */
+	PACK_NOT_LIGHT,		/* the task runs >= 25% of the time */
+	PACK_NOT_ALLOWED,	/* affinity excludes the buddy */
+	PACK_BUDDY_BUSY,	/* usage << nr_running > period */
+	PACK_WAITING,		/* on its buddy, but waits > 37.5% of its runnable time */
+	PACK_NR_REASONS,
+};
+extern const char *const pack_reason_names[PACK_NR_REASONS];
+
 struct rq {
 	spinlock_t lock;
 	int cpu;
@@ -87,7 +99,8 @@ struct rq {
 	volatile bool nohz_kick;	/* asked to balance for idle CPUs */
 	bool newidle;			/* just switched to idle: balance once */
 	struct task *deferred_push;
-	struct task *deferred_free;	/* detached task that just exited */	/* runnable but no longer allowed here */
+	struct task *deferred_free;	/* detached task that just exited */
+	uint64_t pack_stats[PACK_NR_REASONS];	/* wake-ups of tasks last on this CPU */	/* runnable but no longer allowed here */
 };
 
 /* Tunables (boot arguments). */
@@ -142,8 +155,14 @@ int sched_check_invariants(void);
 void rq_avg_read(int cpu, struct sched_avg *out);
 void task_avg_read(const struct task *p, struct sched_avg *out);
 
+/* Switch the pack mode at run time (buddies rebuilt, published atomically). */
+struct topology;
+int pack_set_mode(int mode);
+
 /* Console commands: ps, top, spawn, schedtest (kernel/sched_commands.c). */
 void sched_commands_register(void);
+/* topo, pack (kernel/pack_commands.c). */
+void pack_commands_register(void);
 
 /* Between kernel/sched.c and kernel/task.c. */
 struct task *task_alloc_idle(int cpu);

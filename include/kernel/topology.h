@@ -46,8 +46,12 @@ struct sched_group {
 	uint32_t capacity;	/* sum of its CPUs' capacities */
 };
 
+/* sched_domain flags */
+#define SD_SHARE_POWERLINE 1u	/* all CPUs of the span are on one power line */
+
 struct sched_domain {
 	const char *name;	/* "MC", "CLS", "DIE" */
+	unsigned int flags;
 	cpumask_t span;
 	int nr_groups;
 	struct sched_group groups[TOPO_MAX_CPUS];
@@ -91,6 +95,12 @@ int pack_mode_parse(const char *s);
 const char *pack_mode_name(enum pack_mode mode);
 /* Domain level of @cpu whose span contains @other, or -1. */
 int topology_common_level(const struct topology *topo, int cpu, int other);
+
+/*
+ * One line describing @cpu: cluster, capacity, rail, and each domain level
+ * with its flags and groups. Returns the length like snprintf.
+ */
+int topology_describe_cpu(const struct topology *topo, int cpu, char *buf, size_t size);
 
 /* "0-1,4" style list of @m; returns the length like snprintf. */
 int cpumask_format(char *buf, size_t size, cpumask_t m);

@@ -1,0 +1,71 @@
+"""Topology, pack buddies and small-task packing in QEMU (issue 5)."""
+import re
+
+from qemulib import boot
+
+LIGHT = re.compile(r"^light: cpu(\d) cluster=(\d) busy_pct=([\d.]+) tasks=(\d+)$", re.M)
+
+
+def buddies(output):
+    return [int(m) for m in re.findall(r"^CPU\d+ packing on CPU(-?\d+)$", output, re.M)]
+
+
+def light_run(mode):
+    r = boot("qemu-tc2", run="schedtest light 16 2000 100 10000; pack", append="pack=" + mode, timeout=180)
+    assert r.status == 0, r
+    rows = {int(c): (int(k), float(b), int(t)) for c, k, b, t in LIGHT.findall(r.output)}
+    assert sorted(rows) == [0, 1, 2, 3, 4], r
+    assert re.search(r"^light: tasks=16 pack=%s window_us=\d+$" % mode, r.output, re.M), r
+    return r, rows
+
+
+def test_boot_log_buddies_per_board_and_mode():
+    r = boot("qemu-tc2", run="")
+    assert buddies(r.output) == [2, 2, 2, 3, 4], r
+    r = boot("vexpress-a9", run="")
+    assert buddies(r.output) == [-1, -1, -1, -1], r
+    r = boot("vexpress-a9", run="", append="pack=all")
+    assert buddies(r.output) == [0, 0, 0, 0], r
+    r = boot("vexpress-a15", run="", append="pack=off")
+    assert buddies(r.output) == [-1, -1, -1, -1], r
+
+
+def test_light_tasks_pack_on_the_little_cluster():
+    r, rows = light_run("rails")
+    a15 = [rows[c] for c in (0, 1)]
+    a7 = [rows[c] for c in (2, 3, 4)]
+    assert all(k == 0 for k, _, _ in a15) and all(k == 1 for k, _, _ in a7), r
+    assert sum(t for _, _, t in a7) >= 14, r
+    for _, busy, _ in a15:
+        assert busy < 5.0, "an A15 CPU was busy %.2f%% under pack=rails: %r" % (busy, r)
+    m = re.search(r"^pack: cpu2 buddy=2 packed=(\d+) ", r.output, re.M)
+    assert m and int(m.group(1)) > 100, r
+
+
+def test_light_tasks_spread_without_packing():
+    r, rows = light_run("off")
+    assert all(t >= 1 for _, _, t in rows.values()), r
+    assert re.search(r"^pack: cpu0 buddy=-1 packed=0 no_buddy=[1-9]\d* ", r.output, re.M), r
+
+
+def test_cpu_bound_tasks_are_never_packed():
+    for mode in ("rails", "off", "all"):
+        r = boot("qemu-tc2", run="schedtest fair 8 1000", append="pack=" + mode, timeout=180)
+        assert r.status == 0, r
+        busy = [int(b) for b in re.findall(r"^fair: cpu\d busy_pct=(\d+)$", r.output, re.M)]
+        assert len(busy) == 5 and min(busy) >= 90, "pack=%s: %r" % (mode, r)
+
+
+def test_pack_mode_switch_at_run_time_and_topo():
+    r = boot("qemu-tc2", run="spawn 4 300; pack all; topo; pack rails; pack bogus; schedcheck", timeout=120)
+    assert r.status == 0, r
+    out = r.output
+    assert re.search(r"^pack: mode all$", out, re.M) and re.search(r"^pack: mode rails$", out, re.M), r
+    assert "error: unknown pack mode 'bogus' (off, rails, all)" in out, r
+    assert re.search(r"^topo: 5 CPUs, 2 clusters, pack=all$", out, re.M), r
+    assert re.search(r"^cpu0 mpidr=0x0 cluster=0 capacity=1024 rail=0 arm,cortex-a15: "
+                     r"MC\[0-1: \{0\}/1024 \{1\}/1024\] DIE\[0-4: \{0-1\}/2048 \{2-4\}/1548\]$", out, re.M), r
+    # After `pack all`: 2,0,2,2,2; after `pack rails`: 2,2,2,3,4 (the last listing).
+    b = buddies(out)
+    assert b[-15:-10] == [2, 0, 2, 2, 2] and b[-5:] == [2, 2, 2, 3, 4], b
+    assert "schedcheck: ok" in out, r
