@@ -151,6 +151,9 @@ int bootargs_parse(struct bootargs *ba, const char *cmdline)
 				val = p + 1;
 				*end = '\0';
 				p = end + 1;
+				if (*p && !is_blank(*p) && *p != '\n')
+					return ba_fail(ba, CMDLINE_EQUOTE,
+						       "text right after a closing quote in boot arguments");
 			} else {
 				while (*p && !is_blank(*p) && *p != '\n')
 					p++;

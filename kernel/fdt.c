@@ -170,7 +170,10 @@ static int check_header(struct fdt *fdt, const uint8_t *b, size_t max_size)
 	if (version >= 17)
 		fdt->size_struct = be32(b + 36);
 	else if (fdt->off_struct <= fdt->totalsize)
-		fdt->size_struct = fdt->totalsize - fdt->off_struct;
+		/* v16 has no size: bound the scan by what follows; FDT_END trims it. */
+		fdt->size_struct = (fdt->off_strings > fdt->off_struct && fdt->off_strings <= fdt->totalsize ?
+				    fdt->off_strings : fdt->totalsize) - fdt->off_struct;
+	fdt->struct_size_known = version >= 17;
 	if (fdt->off_struct < hdr || fdt->off_struct > fdt->totalsize ||
 	    fdt->size_struct > fdt->totalsize - fdt->off_struct)
 		return fail(fdt, FDT_EBADHEADER, "struct block 0x%x+0x%x lies outside totalsize 0x%x",
@@ -235,6 +238,8 @@ static int check_struct(struct fdt *fdt)
 					    (unsigned)off, depth);
 			if (roots != 1)
 				return fail(fdt, FDT_EBADSTRUCT, "no root node");
+			if (!fdt->struct_size_known)
+				fdt->size_struct = t.next;
 			if (t.next != fdt->size_struct)
 				return fail(fdt, FDT_EBADSTRUCT, "0x%x bytes after FDT_END in the struct block",
 					    (unsigned)(fdt->size_struct - t.next));

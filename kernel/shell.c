@@ -41,15 +41,24 @@ static void outs(const char *s)
 
 void shell_printf(const char *fmt, ...)
 {
-	char buf[256];
+	/* Room for a full 255-character line quoted inside a message. */
+	char buf[640];
+	static const char cut[] = "...\n";
 	va_list ap;
 	int n;
 
 	va_start(ap, fmt);
 	n = kvsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	if (n > 0)
-		out(buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
+	if (n <= 0)
+		return;
+	if ((size_t)n < sizeof(buf)) {
+		out(buf, (size_t)n);
+		return;
+	}
+	/* Truncated: say so, and still end the line. */
+	out(buf, sizeof(buf) - sizeof(cut));
+	out(cut, sizeof(cut) - 1);
 }
 
 void shell_reset(void)

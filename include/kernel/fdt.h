@@ -42,6 +42,7 @@ struct fdt {
 	uint32_t off_strings, size_strings;
 	uint32_t off_rsvmap;
 	uint32_t boot_cpuid;
+	bool struct_size_known;	/* v17 header field; v16 ends at FDT_END */
 	char err[128];		/* why fdt_open() failed */
 };
 
