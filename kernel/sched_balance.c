@@ -26,7 +26,7 @@
 #define NOHZ_KICK_INTERVAL_NS 4000000ull	/* at most one kick per 4 ms */
 #define MAX_LOOP 32				/* tasks examined per pull */
 
-cpumask_t nohz_idle_cpus;
+uint32_t nohz_idle_cpus;
 static uint64_t nohz_next_kick;
 
 /* The load the balancer sees: queued weight scaled to the CPU's capacity. */
@@ -55,7 +55,7 @@ static void group_stats(const struct sched_group *g, struct group_stats *s)
 	s->has_waiting = false;
 	s->capacity = g->capacity;
 	for (int cpu = 0; cpu < sched_topo.nr_cpus; cpu++) {
-		if (!cpumask_test(g->cpus, cpu) || cpu >= sched_nr_cpus())
+		if (cpu >= sched_nr_cpus() || !cpumask_test(&g->cpus, cpu))
 			continue;
 		s->load += cpu_load(cpu);
 		s->nr_running += READ_ONCE(cpu_rq(cpu)->cfs.nr_running);
@@ -74,7 +74,7 @@ static int busiest_cpu(const struct sched_group *g, int dst)
 	for (int cpu = 0; cpu < sched_nr_cpus(); cpu++) {
 		uint64_t l;
 
-		if (!cpumask_test(g->cpus, cpu) || cpu == dst || READ_ONCE(cpu_rq(cpu)->cfs.nr_running) < 2)
+		if (!cpumask_test(&g->cpus, cpu) || cpu == dst || READ_ONCE(cpu_rq(cpu)->cfs.nr_running) < 2)
 			continue;
 		l = scaled(cpu_load(cpu), sched_topo.cpu[cpu].capacity);
 		if (l > best) {
@@ -138,12 +138,12 @@ static int load_balance(int dst, int level)
 	int src;
 
 	for (int i = 0; i < sd->nr_groups; i++) {
-		const struct sched_group *g = &sd->groups[i];
+		const struct sched_group *g = sd_group(&sched_topo, sd, i);
 
 		group_stats(g, &st);
 		total_load += st.load;
 		total_cap += st.capacity;
-		if (cpumask_test(g->cpus, dst))
+		if (cpumask_test(&g->cpus, dst))
 			local = st;
 		else if (st.has_waiting && st.avg > busiest.avg) {
 			busiest = st;
@@ -215,11 +215,11 @@ int balance_newidle(struct rq *rq)
 
 void balance_nohz_kicked(struct rq *rq)
 {
-	cpumask_t idle = READ_ONCE(nohz_idle_cpus) | cpumask_of(rq->cpu);
+	uint32_t idle = READ_ONCE(nohz_idle_cpus) | (1u << rq->cpu);
 
 	rq->nr_ilb_runs++;
 	for (int cpu = 0; cpu < sched_nr_cpus() && cpu < sched_topo.nr_cpus; cpu++) {
-		if (!cpumask_test(idle, cpu) || !cpu_idle_now(cpu))
+		if (!((idle >> cpu) & 1u) || !cpu_idle_now(cpu))
 			continue;
 		for (int l = 0; l < sched_topo.nr_levels[cpu] && l < 4; l++)
 			if (load_balance(cpu, l))
@@ -229,10 +229,10 @@ void balance_nohz_kicked(struct rq *rq)
 
 void nohz_enter_idle(int cpu)
 {
-	__atomic_fetch_or(&nohz_idle_cpus, cpumask_of(cpu), __ATOMIC_RELAXED);
+	__atomic_fetch_or(&nohz_idle_cpus, 1u << cpu, __ATOMIC_RELAXED);
 }
 
 void nohz_exit_idle(int cpu)
 {
-	__atomic_fetch_and(&nohz_idle_cpus, ~cpumask_of(cpu), __ATOMIC_RELAXED);
+	__atomic_fetch_and(&nohz_idle_cpus, ~(1u << cpu), __ATOMIC_RELAXED);
 }

@@ -24,7 +24,7 @@ int balance_newidle(struct rq *rq);		/* this CPU just went idle */
 void balance_nohz_kicked(struct rq *rq);		/* we were kicked as the ilb */
 /* The idle CPU busy @call_cpu kicks to balance for all tickless CPUs, or -1. */
 int find_new_ilb(int call_cpu);
-extern cpumask_t nohz_idle_cpus;	/* tickless idle CPUs (atomic) */
+extern uint32_t nohz_idle_cpus;	/* tickless idle CPUs, bit n = CPU n (atomic) */
 
 /* Packing (kernel/sched_pack.c). */
 /* Should waking @p, last on @cpu, go to @cpu's buddy (*target)? Why (not)? */

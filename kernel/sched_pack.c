@@ -70,22 +70,22 @@ void pack_count(int cpu, enum pack_reason why)
  */
 int find_new_ilb(int call_cpu)
 {
-	cpumask_t idle = READ_ONCE(nohz_idle_cpus);
+	uint32_t idle = READ_ONCE(nohz_idle_cpus);
 	int buddy = call_cpu >= 0 && call_cpu < sched_topo.nr_cpus ? READ_ONCE(sched_topo.pack_buddy[call_cpu]) : -1;
 
 	if (!idle)
 		return -1;
 	if (buddy >= 0 && buddy < sched_topo.nr_cpus) {
-		if (cpumask_test(idle, buddy))
+		if ((idle >> buddy) & 1u)
 			return buddy;
 		for (int l = 0; l < sched_topo.nr_levels[buddy]; l++) {
-			cpumask_t near = sched_topo.sd[buddy][l].span & idle;
+			uint32_t near = cpumask_low32(&sched_topo.sd[buddy][l].span) & idle;
 
 			if (near)
-				return cpumask_first(near);
+				return __builtin_ctz(near);
 		}
 	}
-	return cpumask_first(idle);
+	return __builtin_ctz(idle);
 }
 
 int pack_set_mode(int mode)

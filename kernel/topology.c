@@ -120,6 +120,9 @@ static int parse_cpu(const struct fdt *fdt, int n, struct topo_cpu *c, char *err
 		if (fdt_prop_u32(fdt, n, "capacity-dmips-mhz", &c->capacity) != 0 || c->capacity == 0)
 			return fail(err, errlen, "/cpus/%s: capacity-dmips-mhz must be one non-zero cell",
 				    fdt_node_name(fdt, n));
+		if (c->capacity > CAPACITY_MAX)
+			return fail(err, errlen, "/cpus/%s: capacity-dmips-mhz %u is above %u",
+				    fdt_node_name(fdt, n), (unsigned)c->capacity, CAPACITY_MAX);
 	}
 	c->rail_key = -1;
 	if (fdt_getprop(fdt, n, "power-domains", &len)) {
@@ -133,9 +136,10 @@ static int parse_cpu(const struct fdt *fdt, int n, struct topo_cpu *c, char *err
 				    fdt_node_name(fdt, n), (unsigned)ph);
 		c->rail_key = pd;
 	}
-	/* Without a cpu-map: MPIDR Aff1 is the cluster. */
-	c->nr_anc = 1;
-	c->anc[0] = (int)((c->hwid >> 8) & 0xff);
+	/* Without a cpu-map: MPIDR Aff2.Aff1 is the cluster, Aff2 the package. */
+	c->nr_anc = 2;
+	c->anc[0] = (int)((c->hwid >> 8) & 0xffff);
+	c->anc[1] = (int)(0x1000000 | ((c->hwid >> 16) & 0xff));
 	c->cluster = c->anc[0];
 	return 0;
 }
@@ -194,76 +198,196 @@ int topology_parse_dt(const struct fdt *fdt, struct topology *topo, char *err, s
 	return 0;
 }
 
+/* ------------------------------------------------------------ cpumasks */
+
+int cpumask_weight(const cpumask_t *m)
+{
+	int n = 0;
+
+	for (int i = 0; i < CPUMASK_WORDS; i++)
+		n += __builtin_popcount(m->w[i]);
+	return n;
+}
+
+int cpumask_next(const cpumask_t *m, int cpu)
+{
+	for (int c = cpu + 1; c < TOPO_MAX_CPUS;) {
+		uint32_t word = m->w[c / 32] >> (c % 32);
+
+		if (word)
+			return c + __builtin_ctz(word);
+		c = (c / 32 + 1) * 32;
+	}
+	return -1;
+}
+
+int cpumask_first(const cpumask_t *m)
+{
+	return cpumask_test(m, 0) ? 0 : cpumask_next(m, 0);
+}
+
+bool cpumask_equal(const cpumask_t *a, const cpumask_t *b)
+{
+	return memcmp(a->w, b->w, sizeof(a->w)) == 0;
+}
+
+bool cpumask_subset(const cpumask_t *a, const cpumask_t *b)
+{
+	for (int i = 0; i < CPUMASK_WORDS; i++)
+		if (a->w[i] & ~b->w[i])
+			return false;
+	return true;
+}
+
+bool cpumask_empty(const cpumask_t *m)
+{
+	for (int i = 0; i < CPUMASK_WORDS; i++)
+		if (m->w[i])
+			return false;
+	return true;
+}
+
+void cpumask_or(cpumask_t *dst, const cpumask_t *a, const cpumask_t *b)
+{
+	for (int i = 0; i < CPUMASK_WORDS; i++)
+		dst->w[i] = a->w[i] | b->w[i];
+}
+
+void cpumask_andnot(cpumask_t *dst, const cpumask_t *a, const cpumask_t *b)
+{
+	for (int i = 0; i < CPUMASK_WORDS; i++)
+		dst->w[i] = a->w[i] & ~b->w[i];
+}
+
 /* ------------------------------------------------------------ domains */
 
 static cpumask_t all_cpus(const struct topology *topo)
 {
-	return topo->nr_cpus >= 32 ? ~0u : (1u << topo->nr_cpus) - 1;
-}
+	cpumask_t m = { { 0 } };
 
-/* CPUs sharing @cpu's cluster key at nesting step @k (clamped to the outermost). */
-static cpumask_t cluster_span(const struct topology *topo, int cpu, int k)
-{
-	const struct topo_cpu *c = &topo->cpu[cpu];
-	int key = c->anc[k < c->nr_anc ? k : c->nr_anc - 1];
-	int depth = k < c->nr_anc ? k : c->nr_anc - 1;
-	cpumask_t m = 0;
-
-	for (int d = 0; d < topo->nr_cpus; d++) {
-		const struct topo_cpu *o = &topo->cpu[d];
-		int od = k < o->nr_anc ? k : o->nr_anc - 1;
-
-		if (od == depth && o->anc[od] == key)
-			m |= cpumask_of(d);
-	}
+	for (int c = 0; c < topo->nr_cpus; c++)
+		cpumask_set(&m, c);
 	return m;
 }
 
-/* Candidate span number @k of @cpu: cluster nesting steps, then all CPUs. */
-static cpumask_t candidate_span(const struct topology *topo, int cpu, int k)
+static bool has_ancestor(const struct topo_cpu *c, int key)
 {
-	return k < TOPO_MAX_DEPTH ? cluster_span(topo, cpu, k) : all_cpus(topo);
+	for (int i = 0; i < c->nr_anc; i++)
+		if (c->anc[i] == key)
+			return true;
+	return false;
 }
 
-static void build_groups(const struct topology *topo, struct sched_domain *sd, int child_k)
+/*
+ * Candidate span @k of @cpu: the CPUs inside its k-th enclosing cluster
+ * (matched by identity, so uneven nesting is fine), or all CPUs once k
+ * runs past its clusters.
+ */
+static cpumask_t candidate_span(const struct topology *topo, int cpu, int k)
+{
+	const struct topo_cpu *c = &topo->cpu[cpu];
+	cpumask_t m = { { 0 } };
+
+	if (k >= c->nr_anc)
+		return all_cpus(topo);
+	for (int d = 0; d < topo->nr_cpus; d++)
+		if (has_ancestor(&topo->cpu[d], c->anc[k]))
+			cpumask_set(&m, d);
+	return m;
+}
+
+/* The spans of @cpu's domains, bottom-up, without degenerate levels. */
+static int domain_spans(const struct topology *topo, int cpu, cpumask_t spans[TOPO_MAX_LEVELS],
+			bool is_top[TOPO_MAX_LEVELS])
+{
+	cpumask_t prev = cpumask_of(cpu);
+	int n = 0;
+
+	for (int k = 0; k <= topo->cpu[cpu].nr_anc && n < TOPO_MAX_LEVELS; k++) {
+		cpumask_t span = candidate_span(topo, cpu, k);
+
+		if (cpumask_weight(&span) <= 1 || cpumask_equal(&span, &prev))
+			continue;
+		KASSERT(cpumask_subset(&prev, &span));	/* levels nest */
+		spans[n] = span;
+		is_top[n] = k == topo->cpu[cpu].nr_anc;
+		prev = span;
+		n++;
+	}
+	return n;
+}
+
+/* @cpu's largest domain span strictly inside @outer, or @cpu alone. */
+static cpumask_t child_span(const struct topology *topo, int cpu, const cpumask_t *outer)
+{
+	cpumask_t spans[TOPO_MAX_LEVELS], best = cpumask_of(cpu);
+	bool top[TOPO_MAX_LEVELS];
+	int n = domain_spans(topo, cpu, spans, top);
+
+	for (int l = 0; l < n; l++)
+		if (cpumask_subset(&spans[l], outer) && !cpumask_equal(&spans[l], outer))
+			best = spans[l];
+	return best;
+}
+
+static void build_groups(struct topology *topo, struct sched_domain *sd)
 {
 	cpumask_t left = sd->span;
 
+	sd->first_group = topo->nr_groups_used;
 	sd->nr_groups = 0;
-	while (left) {
-		int first = cpumask_first(left);
-		cpumask_t g = child_k < 0 ? cpumask_of(first) : candidate_span(topo, first, child_k) & left;
-		struct sched_group *grp = &sd->groups[sd->nr_groups++];
+	while (!cpumask_empty(&left)) {
+		int first = cpumask_first(&left);
+		struct sched_group *grp;
 
-		grp->cpus = g;
+		KASSERT(topo->nr_groups_used < TOPO_MAX_DOMAINS);
+		grp = &topo->groups[topo->nr_groups_used++];
+		grp->cpus = child_span(topo, first, &sd->span);
 		grp->capacity = 0;
-		for (int d = 0; d < topo->nr_cpus; d++)
-			if (cpumask_test(g, d))
-				grp->capacity += topo->cpu[d].capacity;
-		left &= ~g;
+		for_each_cpu(d, &grp->cpus)
+			grp->capacity += topo->cpu[d].capacity;
+		cpumask_andnot(&left, &left, &grp->cpus);
+		sd->nr_groups++;
 	}
+}
+
+/* A domain of an earlier CPU with the same span: share its groups. */
+static const struct sched_domain *find_same_span(const struct topology *topo, int cpu, const cpumask_t *span)
+{
+	int first = cpumask_first(span);
+
+	if (first >= cpu)
+		return NULL;
+	for (int l = 0; l < topo->nr_levels[first]; l++)
+		if (cpumask_equal(&topo->sd[first][l].span, span))
+			return &topo->sd[first][l];
+	return NULL;
 }
 
 static void build_domains(struct topology *topo, int cpu)
 {
-	cpumask_t prev = cpumask_of(cpu);
-	int prev_k = -1, n = 0;
+	cpumask_t spans[TOPO_MAX_LEVELS];
+	bool top[TOPO_MAX_LEVELS];
+	int n = domain_spans(topo, cpu, spans, top);
 
-	for (int k = 0; k <= TOPO_MAX_DEPTH && n < TOPO_MAX_LEVELS; k++) {
-		cpumask_t span = candidate_span(topo, cpu, k);
-		struct sched_domain *sd;
+	for (int l = 0; l < n; l++) {
+		struct sched_domain *sd = &topo->sd[cpu][l];
+		const struct sched_domain *same = find_same_span(topo, cpu, &spans[l]);
 
-		if (cpumask_weight(span) <= 1 || span == prev)
-			continue;
-		KASSERT((span & prev) == prev);	/* levels nest */
-		sd = &topo->sd[cpu][n];
-		sd->span = span;
-		sd->name = k == TOPO_MAX_DEPTH ? "DIE" : n == 0 ? "MC" : "CLS";
-		sd->min_interval_ms = (uint32_t)cpumask_weight(span);
-		build_groups(topo, sd, prev_k);
-		prev = span;
-		prev_k = k;
-		n++;
+		sd->span = spans[l];
+		/* Cluster levels are MC (bottom) and CLS; the level spanning everything is DIE. */
+		if (top[l] || (l > 0 && cpumask_weight(&spans[l]) == topo->nr_cpus))
+			sd->name = "DIE";
+		else
+			sd->name = l == 0 ? "MC" : "CLS";
+		sd->min_interval_ms = (uint32_t)cpumask_weight(&spans[l]);
+		sd->flags = 0;
+		if (same) {
+			sd->first_group = same->first_group;
+			sd->nr_groups = same->nr_groups;
+		} else {
+			build_groups(topo, sd);
+		}
 	}
 	topo->nr_levels[cpu] = n;
 }
@@ -271,24 +395,36 @@ static void build_domains(struct topology *topo, int cpu)
 static void build_rails(struct topology *topo, enum pack_mode mode)
 {
 	for (int c = 0; c < topo->nr_cpus; c++) {
-		topo->rail[c] = 0;
-		for (int d = 0; d < topo->nr_cpus; d++)
-			if (mode == PACK_ALL ? d == c : topo->cpu[d].rail_key == topo->cpu[c].rail_key)
-				topo->rail[c] |= cpumask_of(d);
+		memset(&topo->rail[c], 0, sizeof(topo->rail[c]));
+		if (mode == PACK_ALL) {
+			cpumask_set(&topo->rail[c], c);
+			continue;
+		}
+		/* CPUs of one rail share it: copy the first one's mask. */
+		for (int d = 0; d < c; d++)
+			if (topo->cpu[d].rail_key == topo->cpu[c].rail_key) {
+				topo->rail[c] = topo->rail[d];
+				break;
+			}
+		if (cpumask_empty(&topo->rail[c]))
+			for (int d = c; d < topo->nr_cpus; d++)
+				if (topo->cpu[d].rail_key == topo->cpu[c].rail_key)
+					cpumask_set(&topo->rail[c], d);
 	}
 }
 
 /* Group of @sd with the lowest capacity per CPU; ties go to the lowest CPU. */
-static const struct sched_group *lowest_capacity_group(const struct sched_domain *sd)
+static const struct sched_group *lowest_capacity_group(const struct topology *topo, const struct sched_domain *sd)
 {
-	const struct sched_group *best = &sd->groups[0];
+	const struct sched_group *best = sd_group(topo, sd, 0);
 
 	for (int i = 1; i < sd->nr_groups; i++) {
-		const struct sched_group *g = &sd->groups[i];
-		uint64_t g_per = (uint64_t)g->capacity * (uint64_t)cpumask_weight(best->cpus);
-		uint64_t best_per = (uint64_t)best->capacity * (uint64_t)cpumask_weight(g->cpus);
+		const struct sched_group *g = sd_group(topo, sd, i);
+		uint64_t g_per = (uint64_t)g->capacity * (uint64_t)cpumask_weight(&best->cpus);
+		uint64_t best_per = (uint64_t)best->capacity * (uint64_t)cpumask_weight(&g->cpus);
 
-		if (g_per < best_per || (g_per == best_per && cpumask_first(g->cpus) < cpumask_first(best->cpus)))
+		if (g_per < best_per ||
+		    (g_per == best_per && cpumask_first(&g->cpus) < cpumask_first(&best->cpus)))
 			best = g;
 	}
 	return best;
@@ -296,17 +432,19 @@ static const struct sched_group *lowest_capacity_group(const struct sched_domain
 
 int topology_pack_buddy(const struct topology *topo, int cpu)
 {
-	cpumask_t rail = topo->rail[cpu];
+	const cpumask_t *rail = &topo->rail[cpu];
+	cpumask_t all = all_cpus(topo);
+	int rail_weight = cpumask_weight(rail);
 
-	if (topo->pack == PACK_OFF || rail == all_cpus(topo))
+	if (topo->pack == PACK_OFF || cpumask_equal(rail, &all))
 		return -1;
 	for (int l = 0; l < topo->nr_levels[cpu]; l++) {
 		const struct sched_domain *sd = &topo->sd[cpu][l];
 		int target;
 
-		if (cpumask_weight(sd->span) <= cpumask_weight(rail))
+		if (cpumask_weight(&sd->span) <= rail_weight)
 			continue;
-		target = cpumask_first(lowest_capacity_group(sd)->cpus);
+		target = cpumask_first(&lowest_capacity_group(topo, sd)->cpus);
 		if (!cpumask_test(rail, target))
 			return target;
 	}
@@ -317,6 +455,7 @@ void topology_build(struct topology *topo, enum pack_mode mode)
 {
 	KASSERT(topo->nr_cpus > 0 && topo->nr_cpus <= TOPO_MAX_CPUS);
 	topo->pack = mode;
+	topo->nr_groups_used = 0;
 	for (int c = 0; c < topo->nr_cpus; c++)
 		build_domains(topo, c);
 	build_rails(topo, mode);
@@ -324,7 +463,7 @@ void topology_build(struct topology *topo, enum pack_mode mode)
 		for (int l = 0; l < topo->nr_levels[c]; l++) {
 			struct sched_domain *sd = &topo->sd[c][l];
 
-			sd->flags = (sd->span & ~topo->rail[c]) ? 0 : SD_SHARE_POWERLINE;
+			sd->flags = cpumask_subset(&sd->span, &topo->rail[c]) ? SD_SHARE_POWERLINE : 0;
 		}
 	for (int c = 0; c < topo->nr_cpus; c++)
 		topo->pack_buddy[c] = topology_pack_buddy(topo, c);
@@ -333,7 +472,7 @@ void topology_build(struct topology *topo, enum pack_mode mode)
 int topology_common_level(const struct topology *topo, int cpu, int other)
 {
 	for (int l = 0; l < topo->nr_levels[cpu]; l++)
-		if (cpumask_test(topo->sd[cpu][l].span, other))
+		if (cpumask_test(&topo->sd[cpu][l].span, other))
 			return l;
 	return -1;
 }
@@ -358,41 +497,33 @@ const char *pack_mode_name(enum pack_mode mode)
 	}
 }
 
-int cpumask_format(char *buf, size_t size, cpumask_t m)
+int cpumask_format(char *buf, size_t size, const cpumask_t *m)
 {
 	size_t n = 0;
-	int cpu = 0;
 
 	if (size)
 		buf[0] = '\0';
-	if (!m)
+	if (cpumask_empty(m))
 		return ksnprintf(buf, size, "none");
-	while (m >> cpu) {
-		int end;
+	for (int cpu = cpumask_first(m); cpu >= 0;) {
+		int end = cpu;
 
-		if (!cpumask_test(m, cpu)) {
-			cpu++;
-			continue;
-		}
-		end = cpu;
-		while (end + 1 < 32 && cpumask_test(m, end + 1))
+		while (end + 1 < TOPO_MAX_CPUS && cpumask_test(m, end + 1))
 			end++;
 		n += (size_t)ksnprintf(buf + (n < size ? n : size), n < size ? size - n : 0,
 				       end == cpu ? "%s%d" : "%s%d-%d", n ? "," : "", cpu, end);
-		if (end == 31)
-			break;
-		cpu = end + 1;
+		cpu = cpumask_next(m, end);
 	}
 	return (int)n;
 }
 
 int topology_describe_cpu(const struct topology *t, int cpu, char *buf, size_t size)
 {
-	char mask[64];
+	char mask[256];
 	size_t n = 0;
 
 #define OUT(...) (n += (size_t)ksnprintf(buf + (n < size ? n : size), n < size ? size - n : 0, __VA_ARGS__))
-	cpumask_format(mask, sizeof(mask), t->rail[cpu]);
+	cpumask_format(mask, sizeof(mask), &t->rail[cpu]);
 	OUT("cpu%d mpidr=0x%x cluster=%d capacity=%u rail=%s %s:", cpu, (unsigned)t->cpu[cpu].hwid,
 	    t->cpu[cpu].cluster, (unsigned)t->cpu[cpu].capacity, mask, t->cpu[cpu].compatible);
 	if (t->nr_levels[cpu] == 0)
@@ -400,11 +531,11 @@ int topology_describe_cpu(const struct topology *t, int cpu, char *buf, size_t s
 	for (int l = 0; l < t->nr_levels[cpu]; l++) {
 		const struct sched_domain *sd = &t->sd[cpu][l];
 
-		cpumask_format(mask, sizeof(mask), sd->span);
+		cpumask_format(mask, sizeof(mask), &sd->span);
 		OUT(" %s[%s%s:", sd->name, mask, (sd->flags & SD_SHARE_POWERLINE) ? " SHARE_POWERLINE" : "");
 		for (int g = 0; g < sd->nr_groups; g++) {
-			cpumask_format(mask, sizeof(mask), sd->groups[g].cpus);
-			OUT(" {%s}/%u", mask, (unsigned)sd->groups[g].capacity);
+			cpumask_format(mask, sizeof(mask), &sd_group(t, sd, g)->cpus);
+			OUT(" {%s}/%u", mask, (unsigned)sd_group(t, sd, g)->capacity);
 		}
 		OUT("]");
 	}

@@ -60,11 +60,12 @@ int main(int argc, char **argv)
 				return 2;
 			}
 		} else if (argv[i][0] == '-' && argv[i][1]) {
-			fprintf(stderr, "schedtopo: unknown option '%s'\n", argv[i]);
-			return usage();
+			fprintf(stderr, "schedtopo: unknown option '%s' (usage: schedtopo [--pack=off|rails|all] FILE.dtb)\n",
+				argv[i]);
+			return 2;
 		} else if (path) {
-			fprintf(stderr, "schedtopo: more than one DTB given\n");
-			return usage();
+			fprintf(stderr, "schedtopo: more than one DTB given (usage: schedtopo [--pack=off|rails|all] FILE.dtb)\n");
+			return 2;
 		} else {
 			path = argv[i];
 		}
@@ -96,7 +97,7 @@ int main(int argc, char **argv)
 	printf("%d CPUs, %d clusters, pack=%s\n", topo.nr_cpus, topo.nr_clusters,
 	       pack_mode_name(topo.pack));
 	for (int cpu = 0; cpu < topo.nr_cpus; cpu++) {
-		char line[1024];
+		static char line[16384];
 
 		topology_describe_cpu(&topo, cpu, line, sizeof(line));
 		printf("%s\n", line);

@@ -6,8 +6,10 @@
  * allowed) or, without one, from MPIDR Aff1. Each CPU gets a stack of
  * scheduling domains, bottom-up: the innermost cluster (MC), enclosing
  * clusters (CLS), then all CPUs (DIE); levels that span one CPU or the same
- * CPUs as the level below are dropped. The groups of a level are the spans
- * of the level below (single CPUs at the bottom).
+ * CPUs as the level below are dropped. A cluster level's span is every CPU
+ * inside that cluster node, however deep. The groups of a domain are, for
+ * each CPU in it, that CPU's largest domain strictly inside it (or the CPU
+ * alone), as in Linux: so every CPU of a span sees the same groups.
  *
  * Power rails: CPUs whose "power-domains" name the same node share a power
  * line; CPUs without one share the system rail. The pack buddy rule is the
@@ -23,17 +25,51 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define TOPO_MAX_CPUS 32
+/* The kernel's CONFIG_NR_CPUS (8 on ARM); host tools take 1024. */
+#define TOPO_MAX_CPUS CONFIG_NR_CPUS
 #define TOPO_MAX_LEVELS 4
 #define TOPO_MAX_DEPTH 3	/* cpu-map cluster nesting we keep */
+#define TOPO_MAX_DOMAINS (TOPO_MAX_CPUS * TOPO_MAX_LEVELS)
 #define CAPACITY_SCALE 1024u
+#define CAPACITY_MAX 65536u	/* capacity-dmips-mhz bound: sums stay in 32 bits */
 
-typedef uint32_t cpumask_t;
+/* A set of CPUs, any size; small helpers in the spirit of Linux's cpumask. */
+#define CPUMASK_WORDS ((TOPO_MAX_CPUS + 31) / 32)
+typedef struct {
+	uint32_t w[CPUMASK_WORDS];
+} cpumask_t;
 
-static inline bool cpumask_test(cpumask_t m, int cpu) { return (m >> cpu) & 1u; }
-static inline int cpumask_weight(cpumask_t m) { return __builtin_popcount(m); }
-static inline int cpumask_first(cpumask_t m) { return m ? __builtin_ctz(m) : -1; }
-static inline cpumask_t cpumask_of(int cpu) { return 1u << cpu; }
+static inline bool cpumask_test(const cpumask_t *m, int cpu)
+{
+	return (m->w[cpu / 32] >> (cpu % 32)) & 1u;
+}
+static inline void cpumask_set(cpumask_t *m, int cpu)
+{
+	m->w[cpu / 32] |= 1u << (cpu % 32);
+}
+static inline cpumask_t cpumask_of(int cpu)
+{
+	cpumask_t m = { { 0 } };
+
+	cpumask_set(&m, cpu);
+	return m;
+}
+int cpumask_weight(const cpumask_t *m);
+int cpumask_first(const cpumask_t *m);		/* -1 if empty */
+int cpumask_next(const cpumask_t *m, int cpu);	/* first set bit after @cpu, or -1 */
+bool cpumask_equal(const cpumask_t *a, const cpumask_t *b);
+bool cpumask_subset(const cpumask_t *a, const cpumask_t *b);	/* a within b */
+bool cpumask_empty(const cpumask_t *m);
+void cpumask_or(cpumask_t *dst, const cpumask_t *a, const cpumask_t *b);
+void cpumask_andnot(cpumask_t *dst, const cpumask_t *a, const cpumask_t *b);
+/* The low 32 CPUs as a word (the run-time kernel's masks). */
+static inline uint32_t cpumask_low32(const cpumask_t *m)
+{
+	return m->w[0];
+}
+
+#define for_each_cpu(cpu, mask) \
+	for (int cpu = cpumask_first(mask); cpu >= 0; cpu = cpumask_next(mask, cpu))
 
 enum pack_mode {
 	PACK_OFF,	/* no buddy anywhere (the seeds' "default") */
@@ -54,7 +90,7 @@ struct sched_domain {
 	unsigned int flags;
 	cpumask_t span;
 	int nr_groups;
-	struct sched_group groups[TOPO_MAX_CPUS];
+	int first_group;	/* its groups: topology.groups[first_group ..] */
 	uint32_t min_interval_ms;	/* periodic balance interval when idle */
 };
 
@@ -62,7 +98,7 @@ struct topo_cpu {
 	uint32_t hwid;		/* MPIDR affinity (cpu node reg) */
 	uint32_t capacity;	/* capacity-dmips-mhz, 1024 when absent */
 	int cluster;		/* innermost cluster, numbered 0.. in DT order */
-	int nr_anc;		/* cluster keys, innermost first */
+	int nr_anc;		/* enclosing clusters' keys, innermost first */
 	int anc[TOPO_MAX_DEPTH];
 	int rail_key;		/* power-domains node offset, or -1: system rail */
 	const char *compatible;
@@ -74,10 +110,17 @@ struct topology {
 	struct topo_cpu cpu[TOPO_MAX_CPUS];
 	int nr_levels[TOPO_MAX_CPUS];
 	struct sched_domain sd[TOPO_MAX_CPUS][TOPO_MAX_LEVELS];	/* bottom-up */
+	int nr_groups_used;
+	struct sched_group groups[TOPO_MAX_DOMAINS];	/* shared by CPUs of equal spans */
 	cpumask_t rail[TOPO_MAX_CPUS];	/* CPUs sharing this CPU's power line */
 	enum pack_mode pack;
 	int pack_buddy[TOPO_MAX_CPUS];	/* -1: no packing */
 };
+
+static inline const struct sched_group *sd_group(const struct topology *t, const struct sched_domain *sd, int i)
+{
+	return &t->groups[sd->first_group + i];
+}
 
 struct fdt;
 
@@ -103,7 +146,7 @@ int topology_common_level(const struct topology *topo, int cpu, int other);
 int topology_describe_cpu(const struct topology *topo, int cpu, char *buf, size_t size);
 
 /* "0-1,4" style list of @m; returns the length like snprintf. */
-int cpumask_format(char *buf, size_t size, cpumask_t m);
+int cpumask_format(char *buf, size_t size, const cpumask_t *m);
 
 /* The kernel's own topology (boot/topology.c sets it). */
 extern struct topology sched_topo;
