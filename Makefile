@@ -50,6 +50,10 @@ build/$(1)/$(1).dtb: boards/$(1)/$(1).dts $$(wildcard boards/$(1)/*.dtsi boards/
 endef
 $(foreach b,$(BOARDS),$(eval $(call board_rules,$(b))))
 
+# Debug kernels (scheduler invariants asserted from the tick) in build/<board>-debug/.
+kernel-debug-%: deps
+	@$(MAKE) --no-print-directory -f mk/kernel.mk BOARD=$* DEBUG=1
+
 boards: $(addprefix kernel-,$(BOARDS))
 
 # ---------------------------------------------------------------- host side
@@ -95,7 +99,7 @@ run: deps kernel-$(BOARD)
 	@$(PYTHON) tools/qemu-run --board $(BOARD) --icount $(ICOUNT) \
 		$(if $(RUN),--run '$(RUN)',--demo)
 
-test: deps boards host
+test: deps boards kernel-debug-qemu-tc2 host
 	@$(PYTHON) tests/run.py
 
 clean:

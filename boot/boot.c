@@ -132,6 +132,22 @@ static void print_cpu(int cpu)
 		boot_cpu_cluster(cpu), c->compatible);
 }
 
+/* hz=<100..10000>: the scheduler tick rate. */
+static void parse_sched_bootargs(void)
+{
+	unsigned long hz;
+	int rc = bootargs_get_uint(&bootargs, "hz", &hz);
+
+	if (rc == CMDLINE_ENOENT)
+		return;
+	if (rc != 0 || hz < 100 || hz > 10000 || NSEC_PER_SEC % hz != 0) {
+		kprintf("bootargs: hz=%s is not a divisor of 10^9 in 100..10000; using %u\n",
+			bootargs_get(&bootargs, "hz"), sched_hz);
+		return;
+	}
+	sched_hz = (unsigned int)hz;
+}
+
 void boot_main(uintptr_t dtb)
 {
 	static const struct shell_io io = { console_shell_write, NULL };
@@ -159,6 +175,7 @@ void boot_main(uintptr_t dtb)
 	vexpress_sysreg_init_dt(&fdt);
 	psci_init_dt(&fdt);
 	smp_init_dt(&fdt);
+	parse_sched_bootargs();
 	sched_init(smp_nr_cpus());
 	sched_init_cpu(0);
 	boot_topology_init(&fdt);

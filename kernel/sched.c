@@ -122,6 +122,11 @@ void sched_tick(void)
 		timer_arm(&tick_timers[rq->cpu], next);
 	}
 	balance_tick(rq, now);
+#ifdef CONFIG_SCHED_DEBUG
+	/* Debug builds (make DEBUG=1): every task in exactly one place, twice a second. */
+	if (rq->cpu == 0 && rq->ticks % (sched_hz / 2 ? sched_hz / 2 : 1) == 0)
+		sched_check_invariants();
+#endif
 }
 
 /* ---------------------------------------------------------------- core */

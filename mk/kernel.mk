@@ -7,13 +7,16 @@ CROSS   ?= arm-none-eabi-
 CC      := $(CROSS)gcc
 OBJCOPY := $(CROSS)objcopy
 SIZE    := $(CROSS)size
-OUT     := build/$(BOARD)
+OUT     := build/$(BOARD)$(if $(filter 1,$(DEBUG)),-debug)
 
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 CFLAGS := -mcpu=$(BOARD_CPU) -marm -mfpu=vfpv3-d16 -mfloat-abi=hard \
 	-O2 -g -std=gnu11 $(WARN) -fno-common -ffunction-sections -fdata-sections \
 	-fno-omit-frame-pointer -Iinclude -I. -DCONFIG_NR_CPUS=8 \
 	-DBOARD_NAME='"$(BOARD)"' -DBOARD_EARLY_UART=$(BOARD_EARLY_UART)
+ifeq ($(DEBUG),1)
+CFLAGS += -DCONFIG_SCHED_DEBUG
+endif
 ASFLAGS := $(CFLAGS) -D__ASSEMBLY__
 LDFLAGS := -nostartfiles --specs=nano.specs -T $(BOARD_LDS) -Wl,--gc-sections \
 	-Wl,-Map=$(OUT)/kernel.map -Wl,--no-warn-rwx-segments

@@ -66,3 +66,15 @@ def test_no_task_lost_after_mixed_load():
     assert r.status == 0, r
     assert "lost=0" in r.output, r
     assert re.search(r"^schedcheck: ok, \d+ tasks, every one in exactly one place$", r.output, re.M), r
+
+
+def test_debug_build_asserts_invariants_under_load():
+    # The debug kernel checks from the tick, twice a second, that every task
+    # is in exactly one place; a broken invariant would panic the run.
+    r = boot("qemu-tc2", debug=True, timeout=180,
+             run="spawn 10 800 3; schedtest wake 60 40 1000; schedtest fair 9 600; "
+                 "schedtest pin 4 400 2 0; schedtest light 12 800 200 5000; schedcheck")
+    assert r.status == 0, r
+    assert "panic" not in r.output, r
+    assert "lost=0" in r.output and "misplaced=0" in r.output, r
+    assert "schedcheck: ok" in r.output, r
