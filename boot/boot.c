@@ -16,7 +16,10 @@
 #include "drivers/timer.h"
 #include "drivers/vexpress.h"
 #include "kernel/cmdline.h"
+#include "kernel/energy.h"
 #include "kernel/fdt.h"
+#include "kernel/idle.h"
+#include "kernel/power.h"
 #include "kernel/panic.h"
 #include "kernel/printk.h"
 #include "kernel/sched.h"
@@ -132,12 +135,21 @@ static void print_cpu(int cpu)
 		boot_cpu_cluster(cpu), c->compatible);
 }
 
-/* hz=<100..10000>: the scheduler tick rate. */
+/*
+ * hz=<100..10000>: the scheduler tick rate.
+ * idle_latency_us=<n>: the deepest idle state's exit latency the governor may use.
+ */
 static void parse_sched_bootargs(void)
 {
-	unsigned long hz;
-	int rc = bootargs_get_uint(&bootargs, "hz", &hz);
+	unsigned long hz, lat;
+	int rc = bootargs_get_uint(&bootargs, "idle_latency_us", &lat);
 
+	if (rc == 0 && lat <= 10000000)
+		idle_latency_limit_ns = (uint64_t)lat * 1000;
+	else if (rc != CMDLINE_ENOENT)
+		kprintf("bootargs: idle_latency_us=%s is not a number of microseconds 0..10000000; ignored\n",
+			bootargs_get(&bootargs, "idle_latency_us"));
+	rc = bootargs_get_uint(&bootargs, "hz", &hz);
 	if (rc == CMDLINE_ENOENT)
 		return;
 	if (rc != 0 || hz < 100 || hz > 10000 || NSEC_PER_SEC % hz != 0) {
@@ -179,6 +191,9 @@ void boot_main(uintptr_t dtb)
 	sched_init(smp_nr_cpus());
 	sched_init_cpu(0);
 	boot_topology_init(&fdt);
+	idle_init_dt(&fdt);
+	platform_power_init_dt(&fdt);
+	energy_init_dt(&fdt);
 	kprintf("memory: %u MiB, timer: %s at %u Hz\n", (unsigned)(mmu_ram_bytes() >> 20),
 		timer_name(), (unsigned)timer_freq());
 	print_cpu(0);
@@ -193,6 +208,7 @@ void boot_main(uintptr_t dtb)
 	console_commands_register();
 	sched_commands_register();
 	pack_commands_register();
+	energy_commands_register();
 	console_set_rx_callback(console_rx_wake);
 	console_enable_rx_irq();
 	console_task = task_create("console", console_task_fn, NULL, 0, 1u << 0);

@@ -23,8 +23,3 @@ void arch_send_reschedule(int cpu)
 {
 	gic_send_sgi(IPI_RESCHEDULE, 1u << cpu);
 }
-
-void arch_cpu_idle(void)
-{
-	wfi();
-}

@@ -10,6 +10,7 @@
 #include "arch/barrier.h"
 #include "arch/cpu.h"
 #include "arch/ipi.h"
+#include "kernel/idle.h"
 #include "kernel/panic.h"
 #include "kernel/sched_internal.h"
 #include "kernel/time.h"
@@ -583,7 +584,8 @@ void sched_idle_loop(void)
 		}
 		if (!rq->need_resched && rq->cfs.nr_running == 0) {
 			tick_stop(rq);
-			arch_cpu_idle();
+			/* Sleeps in the state the governor picks until an IRQ is pending. */
+			cpu_idle_enter(rq->cpu, timers_next_expiry(rq->cpu));
 		}
 		arch_irq_enable();
 		if (rq->need_resched)
@@ -613,6 +615,7 @@ void sched_init_cpu(int cpu)
 	struct task *idle = task_alloc_idle(cpu);
 
 	timers_init_cpu(cpu);
+	idle_cpu_online(cpu);
 	rq->idle = idle;
 	rq->curr = idle;
 	idle->last_ran_ns = arch_now_ns();

@@ -7,7 +7,5 @@
 
 /* Interrupt @cpu so it runs sched_ipi() and then reschedules if needed. */
 void arch_send_reschedule(int cpu);
-/* Wait for an interrupt; called with IRQs masked, returns with them masked. */
-void arch_cpu_idle(void);
 
 #endif

@@ -1,0 +1,733 @@
+/*
+ * Platform power hooks (include/kernel/power.h): TC2 cluster power-down
+ * through the Serial Power Controller and the CCI-400, or WFI only.
+ *
+ * Mode: "tc2-spc" when the DT has an SPC ("arm,vexpress-scc": the SPC is at
+ * SCC base + 0xb00) and an "arm,cci-400"; "wfi-only" otherwise (QEMU,
+ * CoreTile A9x4). WFI-only: every idle is dsb + wfi, the cluster hooks do
+ * nothing (the rail state machine still accounts the modelled state).
+ *
+ * TC2 mode follows Linux's arch/arm/mach-vexpress/tc2_pm.c + spc.c,
+ * drivers/bus/arm-cci.c and arch/arm/common/mcpm_entry.c:
+ *
+ *   platform_cluster_power_down(rail)  [last man, rail lock held, caches on]
+ *     SPC <cluster>_PWRDN_EN = 1 (ve_spc_powerdown(cluster, true)); the
+ *     wake-up IRQ enables of the cluster's CPUs and the global wake-ups in
+ *     WAKE_INT_MASK (ve_spc_cpu_wakeup_irq / ve_spc_global_wakeup_irq).
+ *   platform_cpu_power_down(cpu, domain, last_man)
+ *     !domain: dsb + wfi.
+ *     domain:  leave coherency as every CPU does in tc2_pm_down(): clear
+ *     SCTLR.C, clean+invalidate the D-cache by set/way to the LoUIS (L1),
+ *     clear ACTLR.SMP (v7_exit_coherency_flush(louis)); then wfi.
+ *     last_man: the same to the LoC (L1 + cluster L2: "flush(all)"), after
+ *     disabling L2 prefetch on the A15; then the CCI slave interface of the
+ *     cluster gets snoops and DVM disabled, waiting (bounded) for the CCI
+ *     change_pending bit; then wfi.
+ *     On wake, before caches are used again: CCI snoops/DVM back on if the
+ *     cluster's port is off, ACTLR.SMP, SCTLR.C, the A15 L2 prefetch.
+ *   platform_cluster_power_up(rail)    [first man, rail lock held]
+ *     PWRDN_EN = 0, wake-up enables cleared, CCI port on if still off.
+ *
+ * Deviation from the header's wording: the CCI snoops are disabled by the
+ * last man inside platform_cpu_power_down(), after its caches are clean,
+ * not in platform_cluster_power_down(). The CCI-400 TRM (DDI 0470, 2.2.1
+ * "Removing a master from the coherent domain") requires clean caches
+ * before snoops to a master are disabled, and Linux's tc2_pm_down() does
+ * v7_exit_coherency_flush(all) then cci_disable_port_by_cpu(). The hook
+ * only arms the SPC; the effect on the rail is the same.
+ *
+ * Races (mcpm's "outbound/inbound" problem): the last man goes down outside
+ * the rail lock, so another CPU of the cluster may wake before the last man
+ * reaches the CCI, or while it is flushing. A small mcpm-like protocol in
+ * memory that every party accesses to the point of coherency (store+clean,
+ * clean+invalidate+load: Linux's sync_cache_w/_r) orders them:
+ *   cpu_state[cl][core]: UP / GOING_DOWN (flushing) / DOWN (out of
+ *     coherency), written only by that CPU;
+ *   cluster_state[cl]: UP / GOING_DOWN (last man committed) / DOWN (CCI
+ *     port off).
+ * The last man sets GOING_DOWN, then backs out (plain L1 flush, port left
+ * on) if any other CPU of the cluster is UP; it waits for CPUs still
+ * GOING_DOWN (their L1 must be clean before the L2 is). A waking CPU sets
+ * itself UP, waits while the cluster is GOING_DOWN, and re-enables the port
+ * if it is DOWN - all with its caches still off. This is
+ * __mcpm_outbound_enter_critical() reduced to the WFI-returns case.
+ *
+ * NOT COVERED: if the SPC really cuts the cluster's power (all its CPUs in WFI with PWRDN_EN
+ * set), the CPUs restart from reset through the boot firmware; Linux then
+ * enters mcpm_entry_point via the SPC mailboxes A15_BX_ADDR0 (0x68) /
+ * A7_BX_ADDR0 (0x78) and restores the CPU context (cpu_suspend). This
+ * kernel has no warm-boot entry, so here the code after WFI only runs when
+ * the WFI ends without a power cycle (an IRQ before power-off). Linux also
+ * turns the GIC CPU interface off (gic_cpu_if_down) so that only the SPC
+ * wakes the CPU; the contract here is that a pending IRQ ends the WFI, so
+ * the GIC interface stays on.
+ */
+#include "kernel/power.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "arch/arm.h"
+#include "arch/spinlock.h"
+#include "kernel/fdt.h"
+#include "kernel/format.h"
+#include "kernel/printk.h"
+
+/* ---------------------------------------------------------------- registers */
+
+/*
+ * SCC (Serial Configuration Controller) of the TC2 daughterboard; Linux
+ * arch/arm/mach-vexpress/tc2_pm.c (A15_CONF, A7_CONF, SPC_BASE) and the
+ * CoreTile Express A15x2 A7x3 TRM (DDI 0503), SCC registers.
+ */
+#define SCC_A15_CONF     0x400	/* [3:0]: cluster ID (MPIDR Aff1) of the A15 cluster */
+#define SCC_A7_CONF      0x500	/* [3:0]: cluster ID of the A7 cluster */
+#define SCC_CLUSTER_ID   0xfu
+#define SCC_SPC_OFFSET   0xb00	/* the SPC's registers inside the SCC block */
+
+/* SPC (Serial Power Controller), offsets from the SPC base; Linux spc.c. */
+#define SPC_WAKE_INT_MASK 0x24	/* wake-up IRQ enables (1 = this source wakes it) */
+#define SPC_A15_PWRDN_EN  0x30	/* 1: A15 cluster powers down when all its CPUs are in WFI */
+#define SPC_A7_PWRDN_EN   0x34	/* same for the A7 cluster */
+/* Not written here (no warm-boot entry, see above): */
+#define SPC_A15_BX_ADDR0  0x68	/* per-CPU resume address mailboxes, A15 cpu n at +4n */
+#define SPC_A7_BX_ADDR0   0x78	/* A7 cpu n at +4n */
+/* WAKE_INT_MASK bits (spc.c): cpu n of the A15 cluster = bit n, of the A7 = bit 4 + n. */
+#define SPC_WAKE_CPU(a15, core) ((a15) ? 1u << (core) : 1u << (4 + (core)))
+/* spc.c GBL_WAKEUP_INT_MSK: bit 10 watchdog, bit 11 generic timer (global wake-ups). */
+#define SPC_WAKE_GLOBAL   (0x3u << 10)
+
+/*
+ * CCI-400 (ARM DDI 0470, CoreLink CCI-400 TRM, 3.3 Register descriptions;
+ * Linux drivers/bus/arm-cci.c CCI_PORT_CTRL / CCI_CTRL_STATUS).
+ */
+#define CCI_STATUS          0x00c	/* Status Register, at the CCI base */
+#define CCI_STATUS_CHANGE_PENDING (1u << 0)	/* snoop/DVM enable change not yet applied */
+#define CCI_SNOOP_CTRL      0x000	/* Snoop Control Register, at each slave-interface base */
+#define CCI_SNOOP_ENABLE    (1u << 0)	/* issue snoop requests to this interface */
+#define CCI_DVM_ENABLE      (1u << 1)	/* issue DVM messages to this interface */
+#define CCI_SLAVE_IF(n)     (0x1000u + 0x1000u * (n))	/* slave interface n (arm-cci.c CCI_SLAVE_OFFSET) */
+/*
+ * TC2 wiring: the A15 cluster on slave interface 3, the A7 cluster on 4
+ * (early Linux arm-cci.c: CCI400_EAG_OFFSET = CCI_SLAVE_OFFSET(3) "Eagle",
+ * CCI400_KF_OFFSET = CCI_SLAVE_OFFSET(4) "Kingfisher"; Linux's TC2 DT:
+ * A15 cpus cci-control-port = <&cci_control1> = slave-if@4000, A7 ->
+ * slave-if@5000). Used when the cpu nodes have no cci-control-port.
+ */
+#define CCI_TC2_A15_IF 3
+#define CCI_TC2_A7_IF  4
+#define CCI_TIMEOUT_US 10000	/* change_pending normally clears within microseconds */
+/* The last man flushes up to 1 MiB of L2; waking CPUs wait for it at most this long. */
+#define GOING_DOWN_TIMEOUT_US 100000
+
+/* Cortex-A15 L2 Prefetch Control Register (CP15 c15, op1 1, c0, op2 3); tc2_pm.c writes 0x400. */
+#define A15_L2PF_DISABLE 0x400u
+#define MIDR_PARTNUM(m)  (((m) >> 4) & 0xfffu)
+#define MIDR_IMPL(m)     ((m) >> 24)
+#define PART_CORTEX_A15  0xc0fu
+/* TC2 has no CNTFRQ-less firmware that we know of; its DT says 24 MHz. */
+#define DEFAULT_CNTFRQ   24000000u
+
+#define TC2_CLUSTERS   2	/* tc2_pm.c TC2_CLUSTERS */
+#define TC2_MAX_CORES  3	/* tc2_pm.c TC2_MAX_CPUS_PER_CLUSTER */
+#define MAX_DT_CPUS    32
+#define MAX_RAILS      8
+
+/* ---------------------------------------------------------------- state */
+
+enum power_mode { MODE_WFI, MODE_TC2 };
+static enum power_mode mode;
+
+static uintptr_t spc_base, cci_base;
+static spinlock_t spc_lock = SPINLOCK_INIT;	/* WAKE_INT_MASK read-modify-write */
+static unsigned int clusters_armed;		/* bit cl: PWRDN_EN set (under spc_lock) */
+
+struct tc2_cluster {
+	bool valid;		/* exactly one rail covers exactly its CPUs */
+	bool a15;
+	int rail;
+	int cci_if;		/* slave interface number (for messages) */
+	uintptr_t cci_port;	/* slave interface base */
+	uint32_t wake_bits;	/* WAKE_INT_MASK bits of its CPUs */
+	uint32_t cores;		/* bit n: core n (MPIDR Aff0) is in the DT */
+};
+static struct tc2_cluster clusters[TC2_CLUSTERS];
+static int rail_cluster[MAX_RAILS];	/* TC2 cluster of each rail, -1: none */
+static int nr_rails;
+
+/* The protocol words, one per cache line (A15 and A7 lines are 64 bytes). */
+#define SYNC_LINE 64
+struct sync_word {
+	volatile uint32_t v;
+} __attribute__((aligned(SYNC_LINE)));
+
+enum { CPU_DOWN = 0, CPU_UP = 1, CPU_GOING_DOWN = 2 };
+enum { CLUSTER_UP = 0, CLUSTER_GOING_DOWN = 1, CLUSTER_DOWN = 2 };
+static struct sync_word cpu_state[TC2_CLUSTERS][TC2_MAX_CORES];
+static struct sync_word cluster_state[TC2_CLUSTERS];
+
+/* ---------------------------------------------------------------- helpers */
+
+/* Linux sync_cache_w(): the store reaches the point of coherency. */
+static inline void sync_write(struct sync_word *w, uint32_t v)
+{
+	w->v = v;
+	dsb();
+	write_dccmvac((uint32_t)(uintptr_t)w);
+	dsb();
+}
+
+/* Linux sync_cache_r(): clean+invalidate (never discard another CPU's store), then load. */
+static inline uint32_t sync_read(struct sync_word *w)
+{
+	write_dccimvac((uint32_t)(uintptr_t)w);
+	dsb();
+	return w->v;
+}
+
+/* Generic timer, read without touching memory (usable with the D-cache off). */
+static inline uint64_t read_cntpct(void)
+{
+	uint32_t lo, hi;
+
+	__asm__ volatile("isb\n\tmrrc p15, 0, %0, %1, c14" : "=r"(lo), "=r"(hi));
+	return ((uint64_t)hi << 32) | lo;
+}
+
+static inline uint32_t read_cntfrq(void)
+{
+	uint32_t v;
+
+	__asm__ volatile("mrc p15, 0, %0, c14, c0, 0" : "=r"(v));
+	return v;
+}
+
+static inline uint32_t read_a15_l2pfr(void)
+{
+	uint32_t v;
+
+	__asm__ volatile("mrc p15, 1, %0, c15, c0, 3" : "=r"(v));
+	return v;
+}
+
+static inline void write_a15_l2pfr(uint32_t v)
+{
+	__asm__ volatile("mcr p15, 1, %0, c15, c0, 3\n\tisb\n\tdsb" :: "r"(v) : "memory");
+}
+
+/* Ticks for @us at @freq (no 64-bit division: freq / 2^20 per us is close enough for a bound). */
+static inline uint64_t us_to_ticks(uint32_t freq, uint32_t us)
+{
+	return (uint64_t)us * (freq / 1000000u + 1u);
+}
+
+/*
+ * Write the Snoop Control Register of a slave interface and wait for the
+ * CCI to apply it (TRM 3.3.4: complete the write, then poll change_pending).
+ * Touches no memory (usable with caches off). False on timeout.
+ */
+static bool cci_port_control(uintptr_t cci, uintptr_t port, bool enable, uint32_t freq)
+{
+	uint64_t deadline;
+
+	mmio_write32(port + CCI_SNOOP_CTRL, enable ? CCI_SNOOP_ENABLE | CCI_DVM_ENABLE : 0);
+	dsb();
+	deadline = read_cntpct() + us_to_ticks(freq, CCI_TIMEOUT_US);
+	while (mmio_read32(cci + CCI_STATUS) & CCI_STATUS_CHANGE_PENDING)
+		if (read_cntpct() > deadline)
+			return false;
+	return true;
+}
+
+/*
+ * Linux v7_exit_coherency_flush(louis | all), arch/arm/include/asm/cacheflush.h,
+ * with the set/way loop of v7_flush_dcache_all/_louis (arch/arm/mm/cache-v7.S;
+ * ARM ARM B4.2.1 CLIDR, CCSIDR, CSSELR, DCCISW):
+ *   SCTLR.C = 0 (no new allocations), isb;
+ *   for each data/unified level below LoC (all) or LoUIS (louis):
+ *     DCCISW every set and way;
+ *   ACTLR.SMP = 0 (leave coherency), isb, dsb.
+ * One asm block with no memory accesses between clearing C and the end of
+ * the flush: a stack store there would go to memory under a dirty line.
+ */
+static void exit_coherency_flush(bool all)
+{
+	/* CLIDR LoC is [26:24], LoUIS [23:21]: shift so that "& 0xe" gives level * 2. */
+	uint32_t lim = all ? 23 : 20;
+	uint32_t tmp, clidr, lvl, lshift, way, wshift, nsets, set, op;
+
+	__asm__ volatile(
+		"mrc	p15, 0, %[tmp], c1, c0, 0\n\t"		/* SCTLR */
+		"bic	%[tmp], %[tmp], #4\n\t"			/* C */
+		"mcr	p15, 0, %[tmp], c1, c0, 0\n\t"
+		"isb\n\t"
+		"dmb\n\t"
+		"mrc	p15, 1, %[clidr], c0, c0, 1\n\t"	/* CLIDR */
+		"lsr	%[lim], %[clidr], %[lim]\n\t"
+		"ands	%[lim], %[lim], #0xe\n\t"		/* last level * 2 */
+		"beq	5f\n\t"
+		"mov	%[lvl], #0\n"				/* level * 2, as CSSELR wants it */
+		"1:\n\t"
+		"add	%[tmp], %[lvl], %[lvl], lsr #1\n\t"	/* level * 3 */
+		"lsr	%[tmp], %[clidr], %[tmp]\n\t"
+		"and	%[tmp], %[tmp], #7\n\t"			/* Ctype<level> */
+		"cmp	%[tmp], #2\n\t"
+		"blt	4f\n\t"					/* no cache or I-cache only */
+		"mcr	p15, 2, %[lvl], c0, c0, 0\n\t"		/* CSSELR: data/unified, this level */
+		"isb\n\t"
+		"mrc	p15, 1, %[tmp], c0, c0, 0\n\t"		/* CCSIDR */
+		"and	%[lshift], %[tmp], #7\n\t"
+		"add	%[lshift], %[lshift], #4\n\t"		/* log2(line bytes) */
+		"movw	%[way], #0x3ff\n\t"
+		"ands	%[way], %[way], %[tmp], lsr #3\n\t"	/* associativity - 1 */
+		"clz	%[wshift], %[way]\n\t"			/* way field position */
+		"movw	%[nsets], #0x7fff\n\t"
+		"and	%[nsets], %[nsets], %[tmp], lsr #13\n"	/* sets - 1 */
+		"2:\n\t"
+		"mov	%[set], %[nsets]\n"
+		"3:\n\t"
+		"orr	%[op], %[lvl], %[way], lsl %[wshift]\n\t"
+		"orr	%[op], %[op], %[set], lsl %[lshift]\n\t"
+		"mcr	p15, 0, %[op], c7, c14, 2\n\t"		/* DCCISW */
+		"subs	%[set], %[set], #1\n\t"
+		"bge	3b\n\t"
+		"subs	%[way], %[way], #1\n\t"
+		"bge	2b\n"
+		"4:\n\t"
+		"add	%[lvl], %[lvl], #2\n\t"
+		"cmp	%[lim], %[lvl]\n\t"
+		"bgt	1b\n"
+		"5:\n\t"
+		"mov	%[tmp], #0\n\t"
+		"mcr	p15, 2, %[tmp], c0, c0, 0\n\t"		/* CSSELR back to L1 */
+		"dsb\n\t"
+		"isb\n\t"
+		"mrc	p15, 0, %[tmp], c1, c0, 1\n\t"		/* ACTLR */
+		"bic	%[tmp], %[tmp], #0x40\n\t"		/* SMP */
+		"mcr	p15, 0, %[tmp], c1, c0, 1\n\t"
+		"isb\n\t"
+		"dsb"
+		: [lim] "+&r"(lim), [tmp] "=&r"(tmp), [clidr] "=&r"(clidr), [lvl] "=&r"(lvl),
+		  [lshift] "=&r"(lshift), [way] "=&r"(way), [wshift] "=&r"(wshift),
+		  [nsets] "=&r"(nsets), [set] "=&r"(set), [op] "=&r"(op)
+		:
+		: "cc", "memory");
+}
+
+/* Back into coherency: SMP before the D-cache (Cortex-A15/A7 TRMs), as cpu_resume does. */
+static void enter_coherency(void)
+{
+	write_actlr(read_actlr() | ACTLR_SMP);
+	isb();
+	write_sctlr(read_sctlr() | SCTLR_C);
+	isb();
+}
+
+static bool cpu_is_a15(void)
+{
+	uint32_t midr = read_midr();
+
+	return MIDR_IMPL(midr) == 0x41 && MIDR_PARTNUM(midr) == PART_CORTEX_A15;
+}
+
+/* ---------------------------------------------------------------- DT */
+
+/* Translate a bus address of @node's reg into a CPU address through the parents' ranges. */
+static bool dt_translate(const struct fdt *fdt, int node, uint64_t *addr)
+{
+	for (int bus = fdt_parent(fdt, node); bus >= 0 && fdt_parent(fdt, bus) >= 0; bus = fdt_parent(fdt, bus)) {
+		int up = fdt_parent(fdt, bus), len, ca, pa, sc, entry;
+		const uint8_t *p = fdt_getprop(fdt, bus, "ranges", &len);
+		bool hit = false;
+
+		if (!p)
+			return false;		/* no ranges: not memory-mapped */
+		if (len == 0)
+			continue;		/* empty ranges: identity */
+		ca = fdt_address_cells(fdt, bus);
+		pa = fdt_address_cells(fdt, up);
+		sc = fdt_size_cells(fdt, bus);
+		if (ca < 1 || ca > 2 || pa < 1 || pa > 2 || sc < 1 || sc > 2)
+			return false;
+		entry = (ca + pa + sc) * 4;
+		if (len % entry)
+			return false;
+		for (int off = 0; off < len && !hit; off += entry) {
+			uint64_t child = fdt_read_cells(p + off, ca);
+			uint64_t parent = fdt_read_cells(p + off + ca * 4, pa);
+			uint64_t size = fdt_read_cells(p + off + (ca + pa) * 4, sc);
+
+			if (*addr >= child && *addr - child < size) {
+				*addr = parent + (*addr - child);
+				hit = true;
+			}
+		}
+		if (!hit)
+			return false;
+	}
+	return true;
+}
+
+struct dt_cpu {
+	uint32_t hwid;
+	int rail_key;	/* power-domains node, -1: the system rail (as kernel/topology.c) */
+	int node;
+};
+
+/* Enabled cpu nodes of /cpus in order (the logical CPU numbering of arch/smp.h). */
+static int dt_cpus(const struct fdt *fdt, struct dt_cpu *out, int max)
+{
+	int cpus = fdt_path(fdt, "/cpus"), n = 0;
+
+	for (int node = cpus >= 0 ? fdt_first_child(fdt, cpus) : -1; node >= 0 && n < max;
+	     node = fdt_next_sibling(fdt, node)) {
+		const char *type = fdt_prop_string(fdt, node, "device_type");
+		uint64_t reg, size;
+		uint32_t ph;
+
+		if (!type || strcmp(type, "cpu") != 0 || !fdt_node_enabled(fdt, node))
+			continue;
+		if (fdt_reg(fdt, node, 0, &reg, &size) != 0)
+			continue;
+		out[n].hwid = (uint32_t)reg & MPIDR_HWID_MASK;
+		out[n].node = node;
+		out[n].rail_key = -1;
+		if (fdt_prop_cell(fdt, node, "power-domains", 0, &ph) == 0)
+			out[n].rail_key = fdt_node_by_phandle(fdt, ph);
+		n++;
+	}
+	return n;
+}
+
+/* The CCI slave-interface base for cluster @cl; sets *ifno. 0 if none. */
+static uintptr_t dt_cci_port(const struct fdt *fdt, int cci, const struct dt_cpu *cpu, int ncpus,
+			     uint32_t cl, bool a15, int *ifno)
+{
+	int want = a15 ? CCI_TC2_A15_IF : CCI_TC2_A7_IF, port = -1;
+	uint64_t addr, base, size;
+	const char *type;
+
+	/* The binding: cpu nodes point at their slave interface with cci-control-port. */
+	for (int i = 0; i < ncpus && port < 0; i++) {
+		uint32_t ph;
+
+		if (((cpu[i].hwid >> 8) & 0xff) == cl &&
+		    fdt_prop_cell(fdt, cpu[i].node, "cci-control-port", 0, &ph) == 0)
+			port = fdt_node_by_phandle(fdt, ph);
+	}
+	/* Else the TC2 wiring: the child of the CCI at offset CCI_SLAVE_IF(want). */
+	for (int child = fdt_first_child(fdt, cci); child >= 0 && port < 0; child = fdt_next_sibling(fdt, child))
+		if (fdt_is_compatible(fdt, child, "arm,cci-400-ctrl-if") &&
+		    fdt_reg(fdt, child, 0, &addr, &size) == 0 && addr == CCI_SLAVE_IF(want))
+			port = child;
+	if (fdt_reg(fdt, cci, 0, &base, &size) != 0)
+		return 0;
+	if (port < 0) {
+		/* Not described at all: the documented offset from the CCI base. */
+		*ifno = want;
+		return (uintptr_t)(base + CCI_SLAVE_IF(want));
+	}
+	type = fdt_prop_string(fdt, port, "interface-type");
+	if (type && strcmp(type, "ace") != 0) {
+		kprintf("power: %s is an %s port, not a CPU cluster's ACE port\n", fdt_node_name(fdt, port), type);
+		return 0;
+	}
+	if (fdt_reg(fdt, port, 0, &addr, &size) != 0)
+		return 0;
+	*ifno = (int)(addr / 0x1000u) - 1;	/* slave interface n is at 0x1000 * (n + 1) */
+	/* Through the CCI node's ranges; without them, offsets from its own reg. */
+	if (!dt_translate(fdt, port, &addr))
+		addr += base;
+	return (uintptr_t)addr;
+}
+
+static bool tc2_init(const struct fdt *fdt, int scc, int cci)
+{
+	struct dt_cpu cpu[MAX_DT_CPUS];
+	int rail_key[MAX_RAILS], rail_of[MAX_DT_CPUS], ncpus;
+	uint64_t scc_base, cci_reg, size;
+	uint32_t a15_id, a7_id;
+	char line[200];
+	size_t n = 0;
+
+	if (fdt_reg(fdt, scc, 0, &scc_base, &size) != 0 || fdt_reg(fdt, cci, 0, &cci_reg, &size) != 0) {
+		kprintf("power: SCC or CCI-400 node without a usable reg; wfi-only\n");
+		return false;
+	}
+	spc_base = (uintptr_t)scc_base + SCC_SPC_OFFSET;
+	cci_base = (uintptr_t)cci_reg;
+
+	/* tc2_pm_init(): which MPIDR cluster is which. */
+	a15_id = mmio_read32((uintptr_t)scc_base + SCC_A15_CONF) & SCC_CLUSTER_ID;
+	a7_id = mmio_read32((uintptr_t)scc_base + SCC_A7_CONF) & SCC_CLUSTER_ID;
+	if (a15_id >= TC2_CLUSTERS || a7_id >= TC2_CLUSTERS || a15_id == a7_id) {
+		kprintf("power: SCC reports A15 cluster %u, A7 cluster %u: not a TC2; wfi-only\n",
+			(unsigned)a15_id, (unsigned)a7_id);
+		return false;
+	}
+
+	/* Rails exactly as kernel/idle_dt.c numbers them: distinct power-domains, in CPU order. */
+	ncpus = dt_cpus(fdt, cpu, MAX_DT_CPUS);
+	nr_rails = 0;
+	for (int i = 0; i < ncpus; i++) {
+		int r;
+
+		for (r = 0; r < nr_rails && rail_key[r] != cpu[i].rail_key; r++)
+			;
+		if (r == nr_rails) {
+			if (nr_rails == MAX_RAILS) {
+				kprintf("power: more than %d rails; wfi-only\n", MAX_RAILS);
+				return false;
+			}
+			rail_key[nr_rails++] = cpu[i].rail_key;
+		}
+		rail_of[i] = r;
+	}
+
+	memset(clusters, 0, sizeof(clusters));
+	for (int r = 0; r < MAX_RAILS; r++)
+		rail_cluster[r] = -1;
+	for (int r = 0; r < nr_rails; r++) {
+		int cl = -1;
+		bool ok = true;
+
+		/* A rail is powered by the SPC only if it is one whole cluster. */
+		for (int i = 0; i < ncpus; i++) {
+			int aff1 = (int)((cpu[i].hwid >> 8) & 0xff), aff0 = (int)(cpu[i].hwid & 0xff);
+
+			if (rail_of[i] != r)
+				continue;
+			if (cl < 0)
+				cl = aff1;
+			if (aff1 != cl || aff1 >= TC2_CLUSTERS || aff0 >= TC2_MAX_CORES || (cpu[i].hwid >> 16))
+				ok = false;
+		}
+		for (int i = 0; i < ncpus && ok; i++)
+			if ((int)((cpu[i].hwid >> 8) & 0xff) == cl && rail_of[i] != r)
+				ok = false;
+		if (!ok || cl < 0 || clusters[cl].valid) {
+			kprintf("power: rail %d is not one whole TC2 cluster: its state is modelled only\n", r);
+			continue;
+		}
+		clusters[cl].valid = true;
+		clusters[cl].rail = r;
+		clusters[cl].a15 = (uint32_t)cl == a15_id;
+		for (int i = 0; i < ncpus; i++)
+			if (rail_of[i] == r) {
+				clusters[cl].cores |= 1u << (cpu[i].hwid & 0xff);
+				clusters[cl].wake_bits |= SPC_WAKE_CPU(clusters[cl].a15, cpu[i].hwid & 0xff);
+			}
+		clusters[cl].cci_port = dt_cci_port(fdt, cci, cpu, ncpus, (uint32_t)cl, clusters[cl].a15,
+						    &clusters[cl].cci_if);
+		if (!clusters[cl].cci_port) {
+			kprintf("power: no CCI-400 slave interface for cluster %d: its state is modelled only\n", cl);
+			clusters[cl].valid = false;
+			continue;
+		}
+		rail_cluster[r] = cl;
+	}
+
+	/* Protocol words: CPUs in the DT start UP (one that never arrives keeps its cluster on). */
+	for (int cl = 0; cl < TC2_CLUSTERS; cl++) {
+		sync_write(&cluster_state[cl], CLUSTER_UP);
+		for (int c = 0; c < TC2_MAX_CORES; c++)
+			sync_write(&cpu_state[cl][c], (clusters[cl].cores >> c) & 1u ? CPU_UP : CPU_DOWN);
+	}
+
+	line[0] = '\0';
+	for (int cl = 0; cl < TC2_CLUSTERS && n < sizeof(line); cl++)
+		if (clusters[cl].valid)
+			n += (size_t)ksnprintf(line + n, sizeof(line) - n, "; cluster %d (%s) = rail %d, CCI S%d at 0x%lx",
+					       cl, clusters[cl].a15 ? "A15" : "A7", clusters[cl].rail,
+					       clusters[cl].cci_if, (unsigned long)clusters[cl].cci_port);
+	kprintf("power: tc2-spc: SPC at 0x%lx, CCI-400 at 0x%lx%s\n", (unsigned long)spc_base,
+		(unsigned long)cci_base, line);
+	return true;
+}
+
+/* ---------------------------------------------------------------- hooks */
+
+void platform_power_init_dt(const struct fdt *fdt)
+{
+	int scc = fdt_find_compatible(fdt, -1, "arm,vexpress-scc");
+	int cci = fdt_find_compatible(fdt, -1, "arm,cci-400");
+
+	mode = MODE_WFI;
+	if (scc >= 0 && cci >= 0 && fdt_node_enabled(fdt, scc) && fdt_node_enabled(fdt, cci)) {
+		if (tc2_init(fdt, scc, cci))
+			mode = MODE_TC2;
+	} else {
+		kprintf("power: wfi-only (no TC2 SPC and CCI-400 in the device tree)\n");
+	}
+}
+
+const char *platform_power_name(void)
+{
+	return mode == MODE_TC2 ? "tc2-spc" : "wfi-only";
+}
+
+/* tc2_pm_down(), last man: the cluster powers off once all its CPUs are in WFI. */
+static void spc_arm(int cl)
+{
+	const struct tc2_cluster *c = &clusters[cl];
+	unsigned long flags = spin_lock_irqsave(&spc_lock);
+
+	/* ve_spc_cpu_wakeup_irq(cl, cpu, true) for each of its CPUs; ve_spc_global_wakeup_irq(true). */
+	mmio_write32(spc_base + SPC_WAKE_INT_MASK,
+		     mmio_read32(spc_base + SPC_WAKE_INT_MASK) | c->wake_bits | SPC_WAKE_GLOBAL);
+	/* ve_spc_powerdown(cl, true). */
+	mmio_write32(spc_base + (c->a15 ? SPC_A15_PWRDN_EN : SPC_A7_PWRDN_EN), 1);
+	clusters_armed |= 1u << cl;
+	spin_unlock_irqrestore(&spc_lock, flags);
+}
+
+/* tc2_pm_powered_up() / the last man backing out: undo spc_arm(). */
+static void spc_disarm(int cl)
+{
+	const struct tc2_cluster *c = &clusters[cl];
+	unsigned long flags = spin_lock_irqsave(&spc_lock);
+	uint32_t clear;
+
+	/* ve_spc_powerdown(cl, false); the wake-ups off (the global ones once no cluster is armed). */
+	mmio_write32(spc_base + (c->a15 ? SPC_A15_PWRDN_EN : SPC_A7_PWRDN_EN), 0);
+	clusters_armed &= ~(1u << cl);
+	clear = c->wake_bits | (clusters_armed ? 0 : SPC_WAKE_GLOBAL);
+	mmio_write32(spc_base + SPC_WAKE_INT_MASK, mmio_read32(spc_base + SPC_WAKE_INT_MASK) & ~clear);
+	spin_unlock_irqrestore(&spc_lock, flags);
+}
+
+void platform_cluster_power_down(int rail)
+{
+	int cl;
+
+	if (mode != MODE_TC2 || rail < 0 || rail >= nr_rails || (cl = rail_cluster[rail]) < 0)
+		return;
+	spc_arm(cl);
+}
+
+void platform_cluster_power_up(int rail)
+{
+	const struct tc2_cluster *c;
+	uint32_t freq;
+	int cl;
+
+	if (mode != MODE_TC2 || rail < 0 || rail >= nr_rails || (cl = rail_cluster[rail]) < 0)
+		return;
+	c = &clusters[cl];
+	/*
+	 * A CPU that woke through platform_cpu_power_down() has already turned
+	 * the port on; one that did not (a secondary arriving) needs it now.
+	 */
+	if (sync_read(&cluster_state[cl]) == CLUSTER_DOWN) {
+		freq = read_cntfrq();
+		if (!cci_port_control(cci_base, c->cci_port, true, freq ? freq : DEFAULT_CNTFRQ))
+			kprintf("power: CCI-400 change_pending did not clear within %u us enabling slave interface %d\n",
+				CCI_TIMEOUT_US, c->cci_if);
+		sync_write(&cluster_state[cl], CLUSTER_UP);
+	}
+	spc_disarm(cl);
+}
+
+/* What went wrong with the caches off; printed once they are back on. */
+struct tc2_faults {
+	bool cci_off_timeout, cci_on_timeout, wait_timeout;
+	int cci_if;
+};
+
+/* Domain idle on TC2; see the protocol at the top. IRQs are masked. */
+static void tc2_domain_idle(bool last_man)
+{
+	uint32_t mpidr = read_mpidr(), cl = (mpidr >> 8) & 0xff, core = mpidr & 0xff;
+	uint32_t freq = read_cntfrq(), l2pf = 0, st;
+	struct tc2_faults f = { false, false, false, 0 };
+	bool all = false, a15;
+	uintptr_t port, cci;
+	uint64_t deadline;
+
+	if (cl >= TC2_CLUSTERS || core >= TC2_MAX_CORES || !clusters[cl].valid) {
+		wfi();
+		return;
+	}
+	/* Everything the caches-off stretch needs, loaded while they are on. */
+	port = clusters[cl].cci_port;
+	cci = cci_base;
+	f.cci_if = clusters[cl].cci_if;
+	a15 = cpu_is_a15();
+	if (!freq)
+		freq = DEFAULT_CNTFRQ;
+
+	sync_write(&cpu_state[cl][core], CPU_GOING_DOWN);	/* __mcpm_cpu_going_down */
+	if (last_man) {
+		/* __mcpm_outbound_enter_critical(): commit, unless a CPU of the cluster is up. */
+		sync_write(&cluster_state[cl], CLUSTER_GOING_DOWN);
+		all = true;
+		for (uint32_t i = 0; i < TC2_MAX_CORES && all; i++) {
+			if (i == core)
+				continue;
+			deadline = read_cntpct() + us_to_ticks(freq, GOING_DOWN_TIMEOUT_US);
+			while ((st = sync_read(&cpu_state[cl][i])) == CPU_GOING_DOWN && read_cntpct() < deadline)
+				;
+			if (st != CPU_DOWN)
+				all = false;
+		}
+		if (!all) {
+			/*
+			 * Back out (tc2_pm_down(): "If last man then undo any setup done
+			 * previously"): the CPU that is up will run the first-man hook; a
+			 * CPU that never arrived sits in the firmware's WFI, so the SPC must
+			 * not be left armed.
+			 */
+			sync_write(&cluster_state[cl], CLUSTER_UP);
+			spc_disarm((int)cl);
+		}
+	}
+	if (all && a15) {
+		/* tc2_pm_down(): "On the Cortex-A15 we need to disable L2 prefetching before flushing". */
+		l2pf = read_a15_l2pfr();
+		write_a15_l2pfr(A15_L2PF_DISABLE);
+	}
+	exit_coherency_flush(all);
+	if (all) {
+		/* cci_disable_port_by_cpu(): the cluster's caches are clean, it leaves the coherent domain. */
+		f.cci_off_timeout = !cci_port_control(cci, port, false, freq);
+		sync_write(&cluster_state[cl], CLUSTER_DOWN);
+	}
+	sync_write(&cpu_state[cl][core], CPU_DOWN);		/* __mcpm_cpu_down */
+
+	wfi();
+
+	/* Woken with the power on: rejoin before any cacheable access (TRM 2.2.1). */
+	sync_write(&cpu_state[cl][core], CPU_UP);
+	deadline = read_cntpct() + us_to_ticks(freq, GOING_DOWN_TIMEOUT_US);
+	while ((st = sync_read(&cluster_state[cl])) == CLUSTER_GOING_DOWN && read_cntpct() < deadline)
+		;
+	if (st == CLUSTER_GOING_DOWN)
+		f.wait_timeout = true;
+	if (st != CLUSTER_UP) {
+		f.cci_on_timeout = !cci_port_control(cci, port, true, freq);
+		sync_write(&cluster_state[cl], CLUSTER_UP);
+	}
+	enter_coherency();
+	if (all && a15)
+		write_a15_l2pfr(l2pf);
+
+	if (f.cci_off_timeout || f.cci_on_timeout)
+		kprintf("power: CCI-400 change_pending did not clear within %u us %s slave interface %d\n",
+			CCI_TIMEOUT_US, f.cci_off_timeout ? "disabling" : "enabling", f.cci_if);
+	if (f.wait_timeout)
+		kprintf("power: cluster %u stayed GOING_DOWN for %u us; rejoined anyway\n", (unsigned)cl,
+			GOING_DOWN_TIMEOUT_US);
+}
+
+void platform_cpu_power_down(int cpu, bool domain, bool last_man)
+{
+	(void)cpu;	/* the hardware identity comes from MPIDR, as in tc2_pm_down() */
+	if (mode == MODE_TC2 && domain) {
+		tc2_domain_idle(last_man);
+		return;
+	}
+	/* WFI-only, or a shallow state: IRQs are masked, a pending one ends the WFI. */
+	wfi();
+}

@@ -1,0 +1,36 @@
+/*
+ * Platform power hooks: what the idle code asks of the hardware. The shared
+ * state machine (kernel/power_domain.c) decides WHEN; these decide HOW.
+ *
+ *   platform_cpu_power_down(cpu, domain, last_man): the calling CPU enters
+ *     its idle state: WFI, with IRQs masked (a pending IRQ ends it). With
+ *     @domain, it chose a state in which its rail may lose power, so it
+ *     must leave coherency first (TC2: flush its L1, as every CPU does in
+ *     Linux's tc2_pm before a cluster-capable power-down); with @last_man
+ *     it is the last CPU of the rail to go down and
+ *     platform_cluster_power_down() has run: flush everything.
+ *   platform_cluster_power_down(rail): prepare rail @rail (the power domain
+ *     index, kernel/power_domain.h) for power-off while its last CPU goes
+ *     down: TC2 programs the SPC power-down enable and wake-up interrupts
+ *     and disables the cluster's CCI snoops; QEMU only records the state.
+ *   platform_cluster_power_up(rail): undo that on the first CPU up.
+ *
+ * A platform without cluster power control (CoreTile A9x4, QEMU) provides
+ * WFI-only implementations; the modelled state is still accounted.
+ * platform_power_name() says which implementation runs ("wfi-only",
+ * "tc2-spc").
+ */
+#ifndef KERNEL_POWER_H
+#define KERNEL_POWER_H
+
+#include <stdbool.h>
+
+struct fdt;
+
+void platform_power_init_dt(const struct fdt *fdt);
+void platform_cpu_power_down(int cpu, bool domain, bool last_man);
+void platform_cluster_power_down(int rail);
+void platform_cluster_power_up(int rail);
+const char *platform_power_name(void);
+
+#endif

@@ -1,0 +1,141 @@
+/* Energy model and accounting; see include/kernel/energy.h. */
+#include "kernel/energy.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+#include "kernel/fdt.h"
+#include "kernel/format.h"
+#include "kernel/panic.h"
+#include "kernel/printk.h"
+#include "kernel/timer.h"
+
+__attribute__((format(printf, 3, 4)))
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	kvsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static int cpu_node_of(const struct fdt *fdt, int index)
+{
+	int cpus = fdt_path(fdt, "/cpus"), i = 0;
+
+	for (int n = fdt_first_child(fdt, cpus); n >= 0; n = fdt_next_sibling(fdt, n)) {
+		const char *type = fdt_prop_string(fdt, n, "device_type");
+
+		if (!type || strcmp(type, "cpu") != 0 || !fdt_node_enabled(fdt, n))
+			continue;
+		if (i++ == index)
+			return n;
+	}
+	return -1;
+}
+
+static int parse_cost(const struct fdt *fdt, int node, int want_idle, struct energy_cost *c, char *err,
+		      size_t errlen)
+{
+	const char *name = fdt_node_name(fdt, node);
+	int len;
+
+	memset(c, 0, sizeof(*c));
+	if (!fdt_getprop(fdt, node, "busy-cost-data", &len) || len == 0 || len % 8)
+		return fail(err, errlen, "energy: %s: busy-cost-data must be <capacity power> pairs", name);
+	fdt_prop_cell(fdt, node, "busy-cost-data", len / 4 - 1, &c->busy);
+	if (!fdt_getprop(fdt, node, "idle-cost-data", &len) || len % 4 || len / 4 != want_idle)
+		return fail(err, errlen, "energy: %s: idle-cost-data needs %d entries", name, want_idle);
+	c->nr_idle = want_idle;
+	for (int i = 0; i < want_idle; i++)
+		fdt_prop_cell(fdt, node, "idle-cost-data", i, &c->idle[i]);
+	return 0;
+}
+
+int energy_model_parse_dt(const struct fdt *fdt, const struct topology *topo, const struct cpu_idle *ci,
+			  int nr_rails, struct energy_model *m, char *err, size_t errlen)
+{
+	bool rail_done[IDLE_MAX_RAILS] = { false };
+	int found = 0;
+
+	memset(m, 0, sizeof(*m));
+	m->nr_cpus = topo->nr_cpus;
+	m->nr_rails = nr_rails;
+	for (int cpu = 0; cpu < topo->nr_cpus; cpu++) {
+		int node = cpu_node_of(fdt, cpu), len, r = ci[cpu].rail;
+		uint32_t core_ph, rail_ph;
+		int core, rail_node;
+		/* Rail idle costs: all-idle-on, then off if the rail has domain states. */
+		int rail_idle = ci[cpu].states[ci[cpu].nr_states - 1].domain ? 2 : 1;
+		int core_idle = 0;
+
+		if (node < 0 || !fdt_getprop(fdt, node, "sched-energy-costs", &len))
+			continue;
+		if (len != 8)
+			return fail(err, errlen, "energy: cpu%d: sched-energy-costs must be <&core &cluster>", cpu);
+		found++;
+		fdt_prop_cell(fdt, node, "sched-energy-costs", 0, &core_ph);
+		fdt_prop_cell(fdt, node, "sched-energy-costs", 1, &rail_ph);
+		core = fdt_node_by_phandle(fdt, core_ph);
+		rail_node = fdt_node_by_phandle(fdt, rail_ph);
+		if (core < 0 || rail_node < 0)
+			return fail(err, errlen, "energy: cpu%d: sched-energy-costs names a missing node", cpu);
+		for (int s = 0; s < ci[cpu].nr_states; s++)
+			if (!ci[cpu].states[s].domain)
+				core_idle++;
+		if (parse_cost(fdt, core, core_idle, &m->core[cpu], err, errlen) < 0)
+			return -1;
+		/* Domain states switch the core off with the rail: it draws nothing of its own. */
+		for (int s = core_idle; s < ci[cpu].nr_states; s++)
+			m->core[cpu].idle[s] = 0;
+		m->core[cpu].nr_idle = ci[cpu].nr_states;
+		if (!rail_done[r]) {
+			if (parse_cost(fdt, rail_node, rail_idle, &m->rail[r], err, errlen) < 0)
+				return -1;
+			rail_done[r] = true;
+		}
+	}
+	if (found == 0)
+		return 1;
+	if (found != topo->nr_cpus)
+		return fail(err, errlen, "energy: %d of %d CPUs have sched-energy-costs", found, topo->nr_cpus);
+	m->present = true;
+	return 0;
+}
+
+/* power x ns -> power x ms, rounded down; exact for the sums it feeds. */
+static uint64_t pj(uint64_t power, uint64_t ns)
+{
+	return power * (ns / 1000) / 1000 + power * (ns % 1000) / 1000000;
+}
+
+void energy_compute(const struct energy_model *m, const struct energy_snapshot *from,
+		    const struct energy_snapshot *to, const struct rail *rails, struct energy_report *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->window_ns = to->t_ns - from->t_ns;
+	for (int cpu = 0; cpu < m->nr_cpus; cpu++) {
+		const struct energy_cost *c = &m->core[cpu];
+		uint64_t e = pj(c->busy, to->cpu_busy_ns[cpu] - from->cpu_busy_ns[cpu]);
+
+		for (int s = 0; s < c->nr_idle; s++)
+			e += pj(c->idle[s], to->cpu_state_ns[cpu][s] - from->cpu_state_ns[cpu][s]);
+		out->cpu[cpu] = e;
+	}
+	for (int r = 0; r < m->nr_rails; r++) {
+		const struct energy_cost *c = &m->rail[r];
+		uint64_t e = pj(c->busy, to->rail_ns[r][RAIL_BUSY] - from->rail_ns[r][RAIL_BUSY]);
+
+		e += pj(c->idle[0], to->rail_ns[r][RAIL_IDLE] - from->rail_ns[r][RAIL_IDLE]);
+		if (c->nr_idle > 1)
+			e += pj(c->idle[c->nr_idle - 1], to->rail_ns[r][RAIL_OFF] - from->rail_ns[r][RAIL_OFF]);
+		out->rail[r] = e;
+		out->cluster[r] = e;
+		for (int cpu = 0; cpu < m->nr_cpus; cpu++)
+			if (rails[r].cpus & (1u << cpu))
+				out->cluster[r] += out->cpu[cpu];
+		out->total += out->cluster[r];
+	}
+}

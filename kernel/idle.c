@@ -1,0 +1,108 @@
+/*
+ * The idle path: choose a state (governor), tell the rail (last man /
+ * first man), enter it through the platform hooks, account residency.
+ * See include/kernel/idle.h.
+ */
+#include "kernel/idle.h"
+
+#include "arch/cpu.h"
+#include "arch/ipi.h"
+#include "kernel/cmdline.h"
+#include "kernel/panic.h"
+#include "kernel/power.h"
+#include "kernel/printk.h"
+#include "kernel/timer.h"
+#include "kernel/topology.h"
+
+uint64_t idle_latency_limit_ns = IDLE_NO_LIMIT;
+
+static struct cpu_idle cpu_idles[TOPO_MAX_CPUS];
+static struct rail rails[IDLE_MAX_RAILS];
+static int nr_rails;
+static bool ready;
+
+static const struct rail_ops platform_rail_ops = {
+	.power_down = platform_cluster_power_down,
+	.power_up = platform_cluster_power_up,
+};
+
+void idle_init_dt(const struct fdt *fdt)
+{
+	uint64_t now = arch_now_ns();
+	char err[128];
+
+	nr_rails = idle_parse_dt(fdt, &sched_topo, cpu_idles, rails, now, err, sizeof(err));
+	if (nr_rails < 0)
+		panic("dtb: %s", err);
+	/* Secondaries are not running yet: count them as down until they arrive. */
+	for (int r = 0; r < nr_rails; r++) {
+		rails[r].idle = rails[r].want_off = rails[r].cpus & ~(1u << arch_cpu_id());
+		rails[r].state = rails[r].idle == rails[r].cpus ? RAIL_OFF : RAIL_BUSY;
+	}
+	ready = true;
+}
+
+void idle_cpu_online(int cpu)
+{
+	struct cpu_idle *ci = &cpu_idles[cpu];
+
+	if (!ready || cpu == 0)
+		return;
+	ci->since_ns = arch_now_ns();
+	rail_cpu_busy(&rails[ci->rail], ci->rail, cpu, ci->since_ns, &platform_rail_ops);
+}
+
+void cpu_idle_enter(int cpu, uint64_t next_timer_ns)
+{
+	struct cpu_idle *ci = &cpu_idles[cpu];
+	uint64_t now, sleep_ns, woke;
+	bool last_man;
+	int state;
+
+	if (!ready) {
+		platform_cpu_power_down(cpu, false, false);
+		return;
+	}
+	now = arch_now_ns();
+	sleep_ns = next_timer_ns == TIMER_NEVER ? UINT64_MAX : next_timer_ns > now ? next_timer_ns - now : 0;
+	state = idle_gov_select(&ci->gov, ci->states, ci->nr_states, sleep_ns, idle_latency_limit_ns);
+	cpu_idle_account_enter(ci, state, now);
+	last_man = rail_cpu_idle(&rails[ci->rail], ci->rail, cpu, ci->states[state].domain, now,
+				 &platform_rail_ops);
+	platform_cpu_power_down(cpu, ci->states[state].domain, last_man);
+	woke = arch_now_ns();
+	rail_cpu_busy(&rails[ci->rail], ci->rail, cpu, woke, &platform_rail_ops);
+	cpu_idle_account_exit(ci, woke);
+	idle_gov_reflect(&ci->gov, woke - now);
+}
+
+struct cpu_idle *cpu_idle_of(int cpu)
+{
+	KASSERT(cpu >= 0 && cpu < TOPO_MAX_CPUS);
+	return &cpu_idles[cpu];
+}
+
+int idle_nr_rails(void)
+{
+	return nr_rails;
+}
+
+struct rail *idle_rail(int i)
+{
+	KASSERT(i >= 0 && i < nr_rails);
+	return &rails[i];
+}
+
+const struct rail *rails_base(void)
+{
+	return rails;
+}
+
+void idle_set_latency_limit(uint64_t ns)
+{
+	idle_latency_limit_ns = ns;
+	/* Like a PM QoS update: wake idle CPUs so they choose again under the new limit. */
+	for (int cpu = 0; cpu < sched_topo.nr_cpus; cpu++)
+		if (cpu != arch_cpu_id() && cpu_idles[cpu].cur_state >= 0)
+			arch_send_reschedule(cpu);
+}

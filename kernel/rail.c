@@ -1,0 +1,125 @@
+/*
+ * Power rails: last man powers the rail down, first man powers it up, and
+ * the rail's residency in busy / idle / off; see include/kernel/idle.h.
+ */
+#include <string.h>
+
+#include "kernel/idle.h"
+#include "kernel/panic.h"
+
+void rail_init(struct rail *r, uint32_t cpus, int cluster, uint64_t now)
+{
+	memset(r, 0, sizeof(*r));
+	r->lock = (spinlock_t)SPINLOCK_INIT;
+	r->cpus = cpus;
+	r->cluster = cluster;
+	r->state = RAIL_BUSY;
+	r->since_ns = now;
+}
+
+/* Close the current stretch at @now. Lock held. */
+static void account(struct rail *r, uint64_t now)
+{
+	if (now > r->since_ns) {
+		r->residency_ns[r->state] += now - r->since_ns;
+		r->since_ns = now;
+	}
+}
+
+bool rail_cpu_idle(struct rail *r, int rail_id, int cpu, bool domain, uint64_t now, const struct rail_ops *ops)
+{
+	uint32_t bit = 1u << cpu;
+	unsigned long flags = spin_lock_irqsave(&r->lock);
+	bool last_man = false;
+
+	KASSERT((r->cpus & bit) && !(r->idle & bit));
+	account(r, now);
+	r->idle |= bit;
+	if (domain)
+		r->want_off |= bit;
+	if (r->idle == r->cpus) {
+		if (r->want_off == r->cpus) {
+			r->state = RAIL_OFF;
+			r->nr_off++;
+			last_man = true;
+			if (ops && ops->power_down)
+				ops->power_down(rail_id);
+		} else {
+			r->state = RAIL_IDLE;
+		}
+	}
+	spin_unlock_irqrestore(&r->lock, flags);
+	return last_man;
+}
+
+bool rail_cpu_busy(struct rail *r, int rail_id, int cpu, uint64_t now, const struct rail_ops *ops)
+{
+	uint32_t bit = 1u << cpu;
+	unsigned long flags = spin_lock_irqsave(&r->lock);
+	bool first_man = r->state == RAIL_OFF;
+
+	KASSERT((r->cpus & bit) && (r->idle & bit));
+	account(r, now);
+	r->idle &= ~bit;
+	r->want_off &= ~bit;
+	r->state = RAIL_BUSY;
+	if (first_man && ops && ops->power_up)
+		ops->power_up(rail_id);
+	spin_unlock_irqrestore(&r->lock, flags);
+	return first_man;
+}
+
+void rail_residency(struct rail *r, uint64_t now, uint64_t out[3])
+{
+	unsigned long flags = spin_lock_irqsave(&r->lock);
+
+	memcpy(out, r->residency_ns, sizeof(r->residency_ns));
+	if (now > r->since_ns)
+		out[r->state] += now - r->since_ns;
+	spin_unlock_irqrestore(&r->lock, flags);
+}
+
+void cpu_idle_account_enter(struct cpu_idle *ci, int state, uint64_t now)
+{
+	KASSERT(ci->cur_state < 0 && state >= 0 && state < ci->nr_states);
+	seqcount_write_begin(&ci->seq);
+	if (now > ci->since_ns)
+		ci->busy_ns += now - ci->since_ns;
+	ci->since_ns = now;
+	ci->cur_state = state;
+	ci->usage[state]++;
+	seqcount_write_end(&ci->seq);
+}
+
+void cpu_idle_account_exit(struct cpu_idle *ci, uint64_t now)
+{
+	KASSERT(ci->cur_state >= 0);
+	seqcount_write_begin(&ci->seq);
+	if (now > ci->since_ns)
+		ci->state_ns[ci->cur_state] += now - ci->since_ns;
+	ci->since_ns = now;
+	ci->cur_state = -1;
+	seqcount_write_end(&ci->seq);
+}
+
+void cpu_idle_read(const struct cpu_idle *ci, uint64_t now, uint64_t *busy_ns, uint64_t state_ns[IDLE_MAX_STATES])
+{
+	uint32_t seq;
+	uint64_t since;
+	int cur;
+
+	do {
+		seq = seqcount_read_begin(&ci->seq);
+		*busy_ns = ci->busy_ns;
+		for (int s = 0; s < IDLE_MAX_STATES; s++)
+			state_ns[s] = ci->state_ns[s];
+		since = ci->since_ns;
+		cur = ci->cur_state;
+	} while (seqcount_read_retry(&ci->seq, seq));
+	if (now > since) {
+		if (cur < 0)
+			*busy_ns += now - since;
+		else
+			state_ns[cur] += now - since;
+	}
+}
