@@ -25,6 +25,7 @@
 #include "kernel/sched.h"
 #include "kernel/shell.h"
 #include "kernel/time.h"
+#include "kernel/trace.h"
 
 #define DTB_MAX_SIZE (2u << 20)
 #define SECONDARY_TIMEOUT_MS 100
@@ -209,6 +210,9 @@ void boot_main(uintptr_t dtb)
 	sched_commands_register();
 	pack_commands_register();
 	energy_commands_register();
+	bench_commands_register();
+	jobs_register();
+	trace_commands_register();
 	console_set_rx_callback(console_rx_wake);
 	console_enable_rx_irq();
 	console_task = task_create("console", console_task_fn, NULL, 0, 1u << 0);

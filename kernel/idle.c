@@ -13,6 +13,7 @@
 #include "kernel/printk.h"
 #include "kernel/timer.h"
 #include "kernel/topology.h"
+#include "kernel/trace.h"
 
 uint64_t idle_latency_limit_ns = IDLE_NO_LIMIT;
 
@@ -67,12 +68,17 @@ void cpu_idle_enter(int cpu, uint64_t next_timer_ns)
 	sleep_ns = next_timer_ns == TIMER_NEVER ? UINT64_MAX : next_timer_ns > now ? next_timer_ns - now : 0;
 	state = idle_gov_select(&ci->gov, ci->states, ci->nr_states, sleep_ns, idle_latency_limit_ns);
 	cpu_idle_account_enter(ci, state, now);
+	trace_cpu_idle(cpu, state);
 	last_man = rail_cpu_idle(&rails[ci->rail], ci->rail, cpu, ci->states[state].domain, now,
 				 &platform_rail_ops);
+	if (last_man)
+		trace_cluster_power(cpu, rails[ci->rail].cluster, false);
 	platform_cpu_power_down(cpu, ci->states[state].domain, last_man);
 	woke = arch_now_ns();
-	rail_cpu_busy(&rails[ci->rail], ci->rail, cpu, woke, &platform_rail_ops);
+	if (rail_cpu_busy(&rails[ci->rail], ci->rail, cpu, woke, &platform_rail_ops))
+		trace_cluster_power(cpu, rails[ci->rail].cluster, true);
 	cpu_idle_account_exit(ci, woke);
+	trace_cpu_idle(cpu, -1);
 	idle_gov_reflect(&ci->gov, woke - now);
 }
 

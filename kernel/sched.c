@@ -14,6 +14,8 @@
 #include "kernel/panic.h"
 #include "kernel/sched_internal.h"
 #include "kernel/time.h"
+#include "kernel/trace.h"
+#include "kernel/topology.h"
 
 unsigned int sched_hz = 1000;
 
@@ -187,6 +189,7 @@ void migrate_task_locked(struct task *p, struct rq *src, struct rq *dst)
 	p->on_rq = false;
 	p->cpu = dst->cpu;
 	p->nr_migrations++;
+	trace_sched_migrate(arch_cpu_id(), p, src->cpu, dst->cpu);
 	dst->clock = arch_now_ns();
 	activate(dst, p, ENQ_MIGRATED);
 }
@@ -244,6 +247,7 @@ static void __schedule(struct rq *rq)
 	next->last_ran_ns = now;
 	next->nr_switches++;
 	rq->nr_switches++;
+	trace_sched_switch(rq->cpu, prev, prev->state, next);
 	rq->curr = next;
 #ifdef __arm__
 	arch_context_switch(&prev->ctx, &next->ctx);
@@ -273,6 +277,7 @@ static void finish_switch(void)
 		int target = select_task_rq(push, rq->cpu, false);
 
 		push->nr_migrations++;
+		trace_sched_migrate(rq->cpu, push, rq->cpu, target);
 		push->cpu = target;
 		enqueue_on(push, target, ENQ_MIGRATED);
 	}
@@ -347,8 +352,9 @@ bool cpu_idle_now(int cpu)
  * Where a task runs when it wakes (@wakeup) or is placed anew. The one
  * place that decides placement: first small-task packing (a light waking
  * task goes to its CPU's pack buddy, see kernel/sched_pack.c), else its
- * previous CPU if that is idle, else the first idle CPU it may use, else
- * its previous CPU.
+ * previous CPU if that is idle, else the nearest idle CPU it may use
+ * (walking prev's domains up, like Linux's select_idle_sibling), else its
+ * previous CPU.
  */
 static int select_task_rq(struct task *p, int prev_cpu, bool wakeup)
 {
@@ -365,6 +371,15 @@ static int select_task_rq(struct task *p, int prev_cpu, bool wakeup)
 
 	if (prev_ok && cpu_idle_now(prev_cpu))
 		return prev_cpu;
+	/* An idle CPU as close to prev as possible: its cluster first (cache, rail). */
+	if (prev_cpu < sched_topo.nr_cpus)
+		for (int l = 0; l < sched_topo.nr_levels[prev_cpu]; l++) {
+			const cpumask_t *span = &sched_topo.sd[prev_cpu][l].span;
+
+			for_each_cpu(cpu, span)
+				if (cpu < nr_cpus && (p->cpus_allowed & (1u << cpu)) && cpu_idle_now(cpu))
+					return cpu;
+		}
 	for (int cpu = 0; cpu < nr_cpus; cpu++)
 		if ((p->cpus_allowed & (1u << cpu)) && cpu_idle_now(cpu))
 			return cpu;
@@ -434,8 +449,11 @@ bool wake_up(struct task *p)
 	p->state = TASK_WAKING;
 	/* Make vruntime relative to the old queue; the new one rebases it. */
 	p->se.vruntime -= rq->cfs.min_vruntime;
-	if (target != rq->cpu)
+	if (target != rq->cpu) {
 		p->nr_migrations++;
+		trace_sched_migrate(arch_cpu_id(), p, rq->cpu, target);
+	}
+	trace_sched_wakeup(arch_cpu_id(), p, target);
 	p->cpu = target;
 	spin_unlock(&rq->lock);
 	enqueue_on(p, target, ENQ_WAKEUP | ENQ_MIGRATED);
@@ -659,6 +677,7 @@ int task_set_affinity(struct task *p, uint32_t cpus_allowed)
 			p->state = TASK_WAKING;
 			target = select_task_rq(p, rq->cpu, false);
 			p->nr_migrations++;
+			trace_sched_migrate(arch_cpu_id(), p, rq->cpu, target);
 			p->cpu = target;
 		}
 	}

@@ -198,11 +198,20 @@ void balance_tick(struct rq *rq, uint64_t now)
 	}
 }
 
+/* Is any run queue holding a task that waits? (cheap test before a full pass) */
+static bool some_rq_overloaded(void)
+{
+	for (int cpu = 0; cpu < sched_nr_cpus(); cpu++)
+		if (READ_ONCE(cpu_rq(cpu)->cfs.nr_running) >= 2)
+			return true;
+	return false;
+}
+
 int balance_newidle(struct rq *rq)
 {
 	int cpu = rq->cpu;
 
-	if (cpu >= sched_topo.nr_cpus)
+	if (cpu >= sched_topo.nr_cpus || !some_rq_overloaded())
 		return 0;
 	for (int l = 0; l < sched_topo.nr_levels[cpu] && l < 4; l++) {
 		int n = load_balance(cpu, l);

@@ -549,7 +549,20 @@ static int cmd_spawn(int argc, char **argv)
 	return 0;
 }
 
+static int cmd_sleep(int argc, char **argv)
+{
+	long ms;
+
+	if (argc != 2 || !parse_count(argv[1], 0, 3600000, &ms)) {
+		kprintf("error: usage: sleep <ms 0..3600000>\n");
+		return 1;
+	}
+	task_sleep_ns((uint64_t)ms * NSEC_PER_MSEC);
+	return 0;
+}
+
 static const struct shell_cmd commands[] = {
+	{ "sleep", "<ms>", "let the console sleep (scripts: wait while jobs run)", cmd_sleep },
 	{ "ps", "", "tasks: state, cpu, nice, vruntime, runtime", cmd_ps },
 	{ "top", "[rounds]", "per-CPU load, refreshed in place every 0.5 s", cmd_top },
 	{ "spawn", "<tasks> <ms>", "start CPU-bound tasks in the background", cmd_spawn },

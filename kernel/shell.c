@@ -21,6 +21,7 @@ static struct {
 	bool last_cr;
 	enum esc_state esc;
 	int last_status;
+	shell_bg_fn bg;
 } sh;
 
 static int cmd_help(int argc, char **argv);
@@ -140,7 +141,20 @@ static int run_one(char *cmd)
 		shell_printf("error: unknown command '%s' (try 'help')\n", argv[0]);
 		return 1;
 	}
+	if (argc > 1 && strcmp(argv[argc - 1], "&") == 0) {
+		if (!sh.bg) {
+			shell_printf("error: no background jobs in this shell\n");
+			return 1;
+		}
+		argv[--argc] = NULL;
+		return sh.bg(c, argc, argv);
+	}
 	return c->fn(argc, argv);
+}
+
+void shell_set_background(shell_bg_fn fn)
+{
+	sh.bg = fn;
 }
 
 static int run_line(const char *line, bool echo)

@@ -38,7 +38,7 @@ $(OUT)/obj/%.S.o: %.S
 
 $(OUT)/kernel.elf: $(OBJS) $(BOARD_LDS) linker/common.ld
 	@echo "  LD    $@"
-	@$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(OBJS) -lc -lgcc
+	@$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(OBJS) -lm -lc -lgcc
 $(OUT)/kernel.bin: $(OUT)/kernel.elf
 	@$(OBJCOPY) -O binary $< $@
 	@$(SIZE) $< | tail -1 | awk '{printf "  SIZE  $(BOARD): text %d data %d bss %d\n", $$1, $$2, $$3}'

@@ -161,6 +161,9 @@ int pack_set_mode(int mode);
 
 /* Console commands: ps, top, spawn, schedtest (kernel/sched_commands.c). */
 void sched_commands_register(void);
+/* cyclictest, sysbench (kernel/bench.c); wait, jobs (kernel/jobs.c). */
+void bench_commands_register(void);
+void jobs_register(void);
 /* topo, pack (kernel/pack_commands.c). */
 void pack_commands_register(void);
 

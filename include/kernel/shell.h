@@ -7,7 +7,10 @@
  * sequences and other control or non-ASCII bytes are ignored. A line longer
  * than SHELL_LINE_MAX - 1 characters gets one error line and is not run.
  * A line may hold several commands separated by ';'. All output goes through
- * the shell_io given to shell_init(). Not reentrant: one console, one shell.
+ * the shell_io given to shell_init(). A command whose last word is "&" is
+ * handed to the background runner (shell_set_background), which runs it
+ * concurrently; commands themselves must then be safe to run at once.
+ * The line editor is not reentrant: one console, one shell.
  */
 #ifndef KERNEL_SHELL_H
 #define KERNEL_SHELL_H
@@ -43,5 +46,9 @@ int shell_execute(const char *line);
 void shell_run_script(const char *script);
 int shell_last_status(void);
 void shell_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Run @cmd with @argv (copied by the runner if it keeps it) in the background; 0 or an error status. */
+typedef int (*shell_bg_fn)(const struct shell_cmd *cmd, int argc, char **argv);
+void shell_set_background(shell_bg_fn fn);
 
 #endif

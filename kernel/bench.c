@@ -1,0 +1,359 @@
+/*
+ * In-kernel benchmarks with the semantics of the tools the seeds used
+ * (notes/platform-facts.md), each ending with its RESULT line
+ * (notes/spec.md):
+ *
+ *   cyclictest [-t N] [-i us] [-d us] [-D time] [-e us] [-q]
+ *	thread i wakes every i_us + i * d_us on an absolute timer; latency =
+ *	wake time - programmed expiry; one rt-tests-style line per thread.
+ *	-D takes seconds ("20") or "500ms"; -e us sets the idle exit-latency
+ *	limit for the run (cyclictest -e writes /dev/cpu_dma_latency).
+ *   sysbench [--test=cpu] [--num-threads=N] [--max-requests=R] [--cpu-max-prime=P]
+ *	each request tests every number 3..P-1 for primality by trial
+ *	division up to its square root; prints the total time.
+ *
+ * Runs are independent (instances from a small pool), so two can run at
+ * once with the shell's "&".
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arch/barrier.h"
+#include "kernel/energy.h"
+#include "kernel/format.h"
+#include "kernel/printk.h"
+#include "kernel/sched.h"
+#include "kernel/shell.h"
+#include "kernel/time.h"
+#include "kernel/topology.h"
+
+#ifndef BOARD_NAME
+#define BOARD_NAME "host"
+#endif
+
+#define BENCH_MAX_THREADS 64
+#define BENCH_INSTANCES 4
+
+static bool parse_ulong(const char *s, unsigned long lo, unsigned long hi, unsigned long *out)
+{
+	char *end;
+	unsigned long v;
+
+	if (!s || !*s || *s == '-')
+		return false;
+	v = strtoul(s, &end, 10);
+	if (*end || v < lo || v > hi)
+		return false;
+	*out = v;
+	return true;
+}
+
+/* "20" (s), "500ms", "2s". */
+static bool parse_duration_us(const char *s, uint64_t *us)
+{
+	char num[24];
+	size_t n = s ? strlen(s) : 0;
+	unsigned long v, mult = 1000000;
+
+	if (n == 0 || n >= sizeof(num))
+		return false;
+	memcpy(num, s, n + 1);
+	if (n > 2 && strcmp(num + n - 2, "ms") == 0) {
+		num[n - 2] = '\0';
+		mult = 1000;
+	} else if (n > 1 && num[n - 1] == 's') {
+		num[n - 1] = '\0';
+	}
+	if (!parse_ulong(num, 1, 3600000, &v))
+		return false;
+	*us = (uint64_t)v * mult;
+	return *us <= 3600ull * 1000000;
+}
+
+/* "RESULT bench=<b> board=<board> pack=<mode> " + @fields + energy fields, one write. */
+static void print_result(const char *bench, const char *fields, const struct energy_snapshot *from)
+{
+	static char line[1024];	/* one RESULT at a time: under the lock */
+	static spinlock_t lock = SPINLOCK_INIT;
+	struct energy_snapshot to;
+	unsigned long flags;
+	int n;
+
+	energy_take_snapshot(&to);
+	flags = spin_lock_irqsave(&lock);
+	n = ksnprintf(line, sizeof(line), "RESULT bench=%s board=%s pack=%s %s ", bench, BOARD_NAME,
+		      pack_mode_name(sched_topo.pack), fields);
+	if (n < (int)sizeof(line))
+		energy_result_fields(line + n, sizeof(line) - (size_t)n, from, &to);
+	spin_unlock_irqrestore(&lock, flags);
+	kprintf("%s\n", line);
+}
+
+/* ------------------------------------------------------------ instances */
+
+struct cyc_thread {
+	struct task *task;
+	uint64_t interval_ns, end_ns;
+	uint64_t count, min_ns, max_ns, sum_ns, act_ns;
+};
+
+struct sys_thread {
+	struct task *task;
+};
+
+struct bench {
+	bool used;
+	/* cyclictest */
+	struct cyc_thread cyc[BENCH_MAX_THREADS];
+	/* sysbench */
+	struct sys_thread sys[BENCH_MAX_THREADS];
+	unsigned long requests, max_prime;
+	volatile unsigned long next_request;
+	volatile unsigned long primes_seen;
+};
+
+static struct bench benches[BENCH_INSTANCES];
+static spinlock_t bench_lock = SPINLOCK_INIT;
+
+static struct bench *bench_get(void)
+{
+	unsigned long flags = spin_lock_irqsave(&bench_lock);
+	struct bench *b = NULL;
+
+	for (int i = 0; i < BENCH_INSTANCES && !b; i++)
+		if (!benches[i].used) {
+			b = &benches[i];
+			memset(b, 0, sizeof(*b));
+			b->used = true;
+		}
+	spin_unlock_irqrestore(&bench_lock, flags);
+	if (!b)
+		kprintf("error: %d benchmarks already running\n", BENCH_INSTANCES);
+	return b;
+}
+
+static void bench_put(struct bench *b)
+{
+	WRITE_ONCE(b->used, false);
+}
+
+/* ------------------------------------------------------------ cyclictest */
+
+static void cyclic_fn(void *arg)
+{
+	struct cyc_thread *t = arg;
+	uint64_t next = arch_now_ns() + t->interval_ns;
+
+	t->min_ns = UINT64_MAX;
+	while (next <= t->end_ns) {
+		uint64_t now, lat;
+
+		task_sleep_until(next);
+		now = arch_now_ns();
+		lat = now > next ? now - next : 0;
+		t->act_ns = lat;
+		t->count++;
+		t->sum_ns += lat;
+		if (lat < t->min_ns)
+			t->min_ns = lat;
+		if (lat > t->max_ns)
+			t->max_ns = lat;
+		next += t->interval_ns;
+		/* Overran whole periods (cyclictest counts from the programmed grid). */
+		while (next < now)
+			next += t->interval_ns;
+	}
+}
+
+static int cmd_cyclictest(int argc, char **argv)
+{
+	unsigned long threads = 1, interval = 1000, distance = 500, dma_lat = 0;
+	uint64_t duration_us = 0, old_limit = idle_latency_limit_ns;
+	uint64_t min = UINT64_MAX, max = 0, sum = 0, count = 0, start;
+	bool set_latency = false;
+	struct energy_snapshot from;
+	struct bench *b;
+	char fields[256];
+
+	for (int i = 1; i < argc; i++) {
+		const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		bool ok = true;
+
+		if (strcmp(o, "-q") == 0)
+			continue;
+		if (strcmp(o, "-t") == 0)
+			ok = parse_ulong(v, 1, BENCH_MAX_THREADS, &threads);
+		else if (strcmp(o, "-i") == 0)
+			ok = parse_ulong(v, 100, 10000000, &interval);
+		else if (strcmp(o, "-d") == 0)
+			ok = parse_ulong(v, 0, 10000000, &distance);
+		else if (strcmp(o, "-D") == 0)
+			ok = parse_duration_us(v, &duration_us);
+		else if (strcmp(o, "-e") == 0)
+			ok = set_latency = parse_ulong(v, 0, 10000000, &dma_lat);
+		else {
+			kprintf("error: cyclictest: unknown option '%s' (supported: -t -i -d -D -e -q)\n", o);
+			return 1;
+		}
+		if (!ok) {
+			kprintf("error: cyclictest: bad or missing value for %s\n", o);
+			return 1;
+		}
+		i++;
+	}
+	if (duration_us == 0) {
+		kprintf("error: cyclictest: -D <duration> is required (seconds, or e.g. 500ms)\n");
+		return 1;
+	}
+	b = bench_get();
+	if (!b)
+		return 1;
+	if (set_latency)
+		idle_set_latency_limit((uint64_t)dma_lat * 1000);
+	energy_take_snapshot(&from);
+	start = arch_now_ns();
+	for (unsigned long i = 0; i < threads; i++) {
+		struct cyc_thread *t = &b->cyc[i];
+
+		t->interval_ns = (uint64_t)(interval + i * distance) * NSEC_PER_USEC;
+		t->end_ns = start + duration_us * NSEC_PER_USEC;
+		t->task = task_create("cyclictest", cyclic_fn, t, 0, (1u << sched_nr_cpus()) - 1);
+		if (!t->task) {
+			kprintf("error: cyclictest: no task slot for thread %lu\n", i);
+			threads = i;
+			break;
+		}
+	}
+	for (unsigned long i = 0; i < threads; i++)
+		task_join(b->cyc[i].task);
+	if (set_latency)
+		idle_set_latency_limit(old_limit);
+	for (unsigned long i = 0; i < threads; i++) {
+		const struct cyc_thread *t = &b->cyc[i];
+		uint64_t avg = t->count ? t->sum_ns / t->count : 0;
+
+		kprintf("T:%2lu (%5u) P: 0 I:%llu C:%7llu Min:%7llu Act:%5llu Avg:%5llu Max:%7llu\n", i,
+			(unsigned)t->task->tid, (unsigned long long)(t->interval_ns / 1000),
+			(unsigned long long)t->count, (unsigned long long)(t->count ? t->min_ns / 1000 : 0),
+			(unsigned long long)(t->act_ns / 1000), (unsigned long long)(avg / 1000),
+			(unsigned long long)(t->max_ns / 1000));
+		if (t->count && t->min_ns < min)
+			min = t->min_ns;
+		if (t->max_ns > max)
+			max = t->max_ns;
+		sum += t->sum_ns;
+		count += t->count;
+	}
+	ksnprintf(fields, sizeof(fields), "threads=%lu duration_us=%llu lat_min_us=%llu lat_avg_us=%llu lat_max_us=%llu",
+		  threads, (unsigned long long)duration_us, (unsigned long long)(count ? min / 1000 : 0),
+		  (unsigned long long)(count ? sum / count / 1000 : 0), (unsigned long long)(max / 1000));
+	print_result("cyclictest", fields, &from);
+	bench_put(b);
+	return 0;
+}
+
+/* ------------------------------------------------------------ sysbench */
+
+/* sysbench 0.4's cpu test: count the primes below max_prime by trial division. */
+static unsigned long primes_below(unsigned long max_prime)
+{
+	unsigned long n = 0;
+
+	for (unsigned long c = 3; c < max_prime; c++) {
+		unsigned long t = (unsigned long)sqrt((double)c), l;
+
+		for (l = 2; l <= t; l++)
+			if (c % l == 0)
+				break;
+		if (l > t)
+			n++;
+	}
+	return n;
+}
+
+static void sysbench_fn(void *arg)
+{
+	struct bench *b = arg;
+
+	for (;;) {
+		unsigned long r = __atomic_fetch_add(&b->next_request, 1, __ATOMIC_RELAXED);
+
+		if (r >= b->requests)
+			break;
+		__atomic_fetch_add(&b->primes_seen, primes_below(b->max_prime), __ATOMIC_RELAXED);
+	}
+}
+
+static int cmd_sysbench(int argc, char **argv)
+{
+	unsigned long threads = 1, requests = 10000, max_prime = 10000;
+	struct energy_snapshot from;
+	uint64_t start, elapsed;
+	struct bench *b;
+	char fields[160];
+
+	for (int i = 1; i < argc; i++) {
+		const char *o = argv[i];
+		bool ok = true;
+
+		if (strcmp(o, "--test=cpu") == 0 || strcmp(o, "run") == 0)
+			continue;
+		if (strncmp(o, "--num-threads=", 14) == 0)
+			ok = parse_ulong(o + 14, 1, BENCH_MAX_THREADS, &threads);
+		else if (strncmp(o, "--max-requests=", 15) == 0)
+			ok = parse_ulong(o + 15, 1, 100000000, &requests);
+		else if (strncmp(o, "--cpu-max-prime=", 16) == 0)
+			ok = parse_ulong(o + 16, 3, 100000000, &max_prime);
+		else {
+			kprintf("error: sysbench: unknown option '%s' (supported: --test=cpu --num-threads= "
+				"--max-requests= --cpu-max-prime=)\n", o);
+			return 1;
+		}
+		if (!ok) {
+			kprintf("error: sysbench: bad value in '%s'\n", o);
+			return 1;
+		}
+	}
+	b = bench_get();
+	if (!b)
+		return 1;
+	b->requests = requests;
+	b->max_prime = max_prime;
+	energy_take_snapshot(&from);
+	start = arch_now_ns();
+	for (unsigned long i = 0; i < threads; i++) {
+		b->sys[i].task = task_create("sysbench", sysbench_fn, b, 0, (1u << sched_nr_cpus()) - 1);
+		if (!b->sys[i].task) {
+			kprintf("error: sysbench: no task slot for thread %lu\n", i);
+			threads = i;
+			break;
+		}
+	}
+	for (unsigned long i = 0; i < threads; i++)
+		task_join(b->sys[i].task);
+	elapsed = arch_now_ns() - start;
+	kprintf("sysbench: threads=%lu requests=%lu primes_per_request=%lu\n", threads, requests,
+		requests ? b->primes_seen / requests : 0);
+	kprintf("    total time:                          %llu.%04llus\n",
+		(unsigned long long)(elapsed / NSEC_PER_SEC),
+		(unsigned long long)(elapsed % NSEC_PER_SEC / 100000));
+	ksnprintf(fields, sizeof(fields), "threads=%lu requests=%lu time_us=%llu", threads, requests,
+		  (unsigned long long)(elapsed / 1000));
+	print_result("sysbench", fields, &from);
+	bench_put(b);
+	return 0;
+}
+
+static const struct shell_cmd commands[] = {
+	{ "cyclictest", "[-t N] [-i us] [-d us] -D time [-e us] [-q]", "timer wake-up latency (rt-tests)",
+	  cmd_cyclictest },
+	{ "sysbench", "[--test=cpu] [--num-threads=N] [--max-requests=R] [--cpu-max-prime=P]",
+	  "CPU benchmark: primes by trial division", cmd_sysbench },
+};
+
+void bench_commands_register(void)
+{
+	for (unsigned i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		shell_register(&commands[i]);
+}
