@@ -105,10 +105,10 @@ int energy_model_parse_dt(const struct fdt *fdt, const struct topology *topo, co
 	return 0;
 }
 
-/* power x ns -> power x ms, rounded down; exact for the sums it feeds. */
+/* power x ns -> power x ms, rounded down (exactly: whole ms, then the remainder). */
 static uint64_t pj(uint64_t power, uint64_t ns)
 {
-	return power * (ns / 1000) / 1000 + power * (ns % 1000) / 1000000;
+	return power * (ns / 1000000) + power * (ns % 1000000) / 1000000;
 }
 
 void energy_compute(const struct energy_model *m, const struct energy_snapshot *from,

@@ -42,11 +42,10 @@ static uint64_t typical_interval(const struct idle_gov *g)
 		/* Idles are < 2^32 ns for this test; longer ones are not "regular" anyway. */
 		if (d >= (1ull << 31))
 			return 0;
-		var += d * d;
+		var += d * d / IDLE_HISTORY;	/* < 2^62 / 8 each: no overflow */
 	}
-	var /= IDLE_HISTORY;
-	/* stddev <= mean/6  <=>  36 * var <= mean^2 */
-	if (mean < (1ull << 31) && 36 * var <= mean * mean)
+	/* stddev <= mean/6  <=>  var <= mean^2 / 36 (mean < 2^31: no overflow) */
+	if (mean < (1ull << 31) && var <= mean * mean / 36)
 		return mean;
 	return 0;
 }
@@ -74,7 +73,8 @@ int idle_gov_select(struct idle_gov *g, const struct idle_state *st, int nr, uin
 
 	KASSERT(nr >= 1 && nr <= IDLE_MAX_STATES);
 	for (int i = 1; i < nr; i++) {
-		if (st[i].min_residency_ns > predicted || st[i].exit_ns > latency_limit_ns)
+		/* As Linux's DT idle states: target residency = min-residency, latency = entry + exit. */
+		if (st[i].min_residency_ns > predicted || st[i].entry_ns + st[i].exit_ns > latency_limit_ns)
 			continue;
 		best = i;
 	}
@@ -93,7 +93,8 @@ void idle_gov_reflect(struct idle_gov *g, uint64_t measured_ns)
 		uint32_t ratio = (uint32_t)(m * IDLE_CORR_ONE / g->last_expected);
 		uint32_t *c = &g->correction[g->last_bucket];
 
-		*c = (*c * 7 + ratio) / 8;
+		/* Round toward the new sample, so the factor can climb back to exactly ONE. */
+		*c = ratio > *c ? (*c * 7 + ratio + 7) / 8 : (*c * 7 + ratio) / 8;
 		if (*c == 0)
 			*c = 1;	/* never collapse a range to "always instant" */
 	}

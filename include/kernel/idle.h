@@ -12,8 +12,8 @@
  * timer event scaled by a per-range correction factor learnt from how long
  * idles really lasted, or as the typical recent interval when the last
  * IDLE_HISTORY idles were regular; take the deepest state whose target
- * residency (min-residency + entry + exit latency, as Linux) fits the
- * prediction and whose exit latency fits the latency limit.
+ * residency (min-residency, as Linux's DT idle states) fits the prediction
+ * and whose latency (entry + exit, as Linux) fits the latency limit.
  *
  * Rails: a domain state is entered only when the last CPU of the rail goes
  * down asking for it (last man); the first CPU to wake restores the rail
@@ -59,7 +59,7 @@ struct idle_gov {
 struct cpu_idle {
 	int nr_states;
 	struct idle_state states[IDLE_MAX_STATES];
-	int rail;			/* index into the rails, or -1 (no domain states) */
+	int rail;			/* index into the rails (every CPU has one) */
 	struct idle_gov gov;
 	/* Residency, ns. Written by the CPU itself only, under seq (readers: cpu_idle_read). */
 	seqcount_t seq;
