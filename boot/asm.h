@@ -23,6 +23,9 @@
 
 #define SVC_STACK_SIZE 16384
 #define EXC_STACK_SIZE 1024
+/* Each CPU's SVC stack sits above an unmapped guard page: [guard][stack]. */
+#define STACK_GUARD_SIZE 4096
+#define SVC_STACK_SLOT (SVC_STACK_SIZE + STACK_GUARD_SIZE)
 
 /* struct trap_frame layout (boot/trap.h) */
 #define TF_SP 52

@@ -28,6 +28,10 @@ void panic_print(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void panic_halt(void) __attribute__((noreturn));
 
 void console_commands_register(void);
+void crash_commands_register(void);	/* boot/crash.c */
+
+/* Print the return addresses of the frame chain starting at @fp (boot/backtrace.c). */
+void backtrace_print(uint32_t pc, uint32_t fp, void (*print)(const char *fmt, ...));
 
 
 

@@ -124,7 +124,7 @@ setup_cpu_stacks:
 	set_mode_sp MODE_ABT, abt_stacks, EXC_STACK_SIZE
 	set_mode_sp MODE_UND, und_stacks, EXC_STACK_SIZE
 	set_mode_sp MODE_FIQ, fiq_stacks, EXC_STACK_SIZE
-	set_mode_sp MODE_SVC, svc_stacks, SVC_STACK_SIZE
+	set_mode_sp MODE_SVC, svc_stacks, SVC_STACK_SLOT
 	bx	lr
 
 /* Enable VFP: CP10/CP11 full access, FPEXC.EN. */
@@ -248,7 +248,7 @@ vec_irq:
 	.section .stacks, "aw", %nobits
 	.align	12
 	.global svc_stacks
-svc_stacks:	.space	SVC_STACK_SIZE * CONFIG_NR_CPUS
+svc_stacks:	.space	SVC_STACK_SLOT * CONFIG_NR_CPUS	/* guard page + stack per CPU */
 irq_stacks:	.space	EXC_STACK_SIZE * CONFIG_NR_CPUS
 abt_stacks:	.space	EXC_STACK_SIZE * CONFIG_NR_CPUS
 und_stacks:	.space	EXC_STACK_SIZE * CONFIG_NR_CPUS

@@ -5,6 +5,8 @@
 #include "kernel/fdt.h"
 #include "kernel/panic.h"
 #include "kernel/printk.h"
+#include "kernel/sched.h"
+#include "boot/asm.h"
 
 #define SECTION_SHIFT 20
 #define NR_SECTIONS 4096
@@ -29,6 +31,26 @@ static uint32_t l1_table[NR_SECTIONS]
 	__attribute__((section(".pgtable"), aligned(16384)));
 static uint64_t ram_bytes;
 
+/*
+ * Second-level (coarse) tables for the sections that hold guard pages:
+ * 4 KiB pages mapped like the section, except the guards (faulting).
+ */
+#define L2_ENTRIES 256
+#define L2_TABLES 24
+#define L1_COARSE (1u << 0)
+#define PAGE_SMALL (1u << 1)
+#define PAGE_B (1u << 2)
+#define PAGE_C (1u << 3)
+#define PAGE_AP_RW (3u << 4)
+#define PAGE_TEX(x) ((uint32_t)(x) << 6)
+#define PAGE_S (1u << 10)
+#define PAGE_NORMAL (PAGE_SMALL | PAGE_AP_RW | PAGE_TEX(1) | PAGE_C | PAGE_B | PAGE_S)
+static uint32_t l2_tables[L2_TABLES][L2_ENTRIES] __attribute__((section(".pgtable"), aligned(1024)));
+static int nr_l2;
+static unsigned nr_guards;
+
+extern char svc_stacks[];
+
 extern char _image_start[], _end[];
 
 static void map_ram(uint64_t base, uint64_t size)
@@ -42,6 +64,29 @@ static void map_ram(uint64_t base, uint64_t size)
 	for (uint64_t a = base & ~((1ull << SECTION_SHIFT) - 1); a < end; a += 1u << SECTION_SHIFT)
 		l1_table[a >> SECTION_SHIFT] = (uint32_t)a | SECT_NORMAL;
 	ram_bytes += end - base;
+}
+
+/* Unmap the 4 KiB page at @va (in RAM): accesses fault (translation fault, page). */
+static void guard_page(uintptr_t va)
+{
+	uint32_t *l1 = &l1_table[va >> SECTION_SHIFT];
+	uint32_t *l2;
+
+	if ((*l1 & 3u) == SECT) {
+		uint32_t base = *l1 & ~((1u << SECTION_SHIFT) - 1);
+
+		if (*l1 != (base | SECT_NORMAL))
+			panic("mmu: guard page 0x%08x is not in normal RAM", (unsigned)va);
+		if (nr_l2 == L2_TABLES)
+			panic("mmu: more than %d MiB hold guard pages", L2_TABLES);
+		l2 = l2_tables[nr_l2++];
+		for (int i = 0; i < L2_ENTRIES; i++)
+			l2[i] = (base + ((uint32_t)i << 12)) | PAGE_NORMAL;
+		*l1 = (uint32_t)(uintptr_t)l2 | L1_COARSE;
+	}
+	l2 = (uint32_t *)(uintptr_t)(*l1 & ~0x3ffu);
+	l2[(va >> 12) & 0xff] = 0;
+	nr_guards++;
 }
 
 void mmu_build(const struct fdt *fdt)
@@ -67,15 +112,50 @@ void mmu_build(const struct fdt *fdt)
 	if (!mmu_is_ram((uintptr_t)_image_start, (uint32_t)(_end - _image_start)))
 		panic("dtb: /memory does not cover the kernel image at %p-%p",
 		      (void *)_image_start, (void *)_end);
+	/* Stack overflows hit a guard page and fault instead of corrupting memory. */
+	for (int cpu = 0; cpu < CONFIG_NR_CPUS; cpu++)
+		guard_page((uintptr_t)svc_stacks + (uintptr_t)cpu * SVC_STACK_SLOT);
+	task_stack_guards(guard_page);
+}
+
+unsigned mmu_nr_guard_pages(void)
+{
+	return nr_guards;
+}
+
+bool mmu_is_cpu_stack_guard(uintptr_t addr, int *cpu)
+{
+	uintptr_t base = (uintptr_t)svc_stacks;
+
+	if (addr < base || addr >= base + (uintptr_t)CONFIG_NR_CPUS * SVC_STACK_SLOT ||
+	    (addr - base) % SVC_STACK_SLOT >= STACK_GUARD_SIZE)
+		return false;
+	*cpu = (int)((addr - base) / SVC_STACK_SLOT);
+	return true;
 }
 
 bool mmu_is_ram(uintptr_t addr, uint32_t len)
 {
 	uint64_t end = (uint64_t)addr + len;
 
-	for (uint64_t a = addr & ~((1u << SECTION_SHIFT) - 1); a < end; a += 1u << SECTION_SHIFT)
-		if (a >= (1ull << 32) || (l1_table[a >> SECTION_SHIFT] & SECT_XN))
+	for (uint64_t a = addr & ~0xfffull; a < end; a += 4096) {
+		uint32_t l1;
+
+		if (a >= (1ull << 32))
 			return false;
+		l1 = l1_table[a >> SECTION_SHIFT];
+		if ((l1 & 3u) == SECT) {
+			if (l1 & SECT_XN)
+				return false;
+		} else if ((l1 & 3u) == L1_COARSE) {
+			const uint32_t *l2 = (const uint32_t *)(uintptr_t)(l1 & ~0x3ffu);
+
+			if (!(l2[(a >> 12) & 0xff] & PAGE_SMALL))
+				return false;	/* a guard page */
+		} else {
+			return false;
+		}
+	}
 	return true;
 }
 

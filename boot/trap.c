@@ -11,7 +11,11 @@
 #include "boot/boot.h"
 #include "boot/mmu.h"
 #include "drivers/gic.h"
+#include "kernel/format.h"
+#include "kernel/printk.h"
 #include "kernel/sched.h"
+
+#include <stdarg.h>
 
 static const char *const trap_names[] = {
 	[TRAP_RESET] = "reset vector",
@@ -66,12 +70,109 @@ void trap_dump(const struct trap_frame *tf)
 			panic_print(" %08x", (unsigned)s[i]);
 		panic_print("\n");
 	}
+	backtrace_print(tf->pc, tf->r[11], panic_print);
+}
+
+/* Where the fault address points, if it is a stack guard page. */
+static void describe_guard(uint32_t addr, void (*print)(const char *fmt, ...))
+{
+	struct task *t = task_of_guard(addr);
+	int cpu;
+
+	if (t && t->state == TASK_FREE)
+		print(" 0x%08x is the guard page of an unused task stack slot\n", (unsigned)addr);
+	else if (t)
+		print(" stack overflow: 0x%08x is the guard page below task %u (%s)'s stack\n", (unsigned)addr,
+		      (unsigned)t->tid, t->name);
+	else if (mmu_is_cpu_stack_guard(addr, &cpu))
+		print(" stack overflow: 0x%08x is the guard page below cpu%d's SVC stack\n", (unsigned)addr, cpu);
+}
+
+static void kprint_adapter(const char *fmt, ...)
+{
+	char buf[200];
+	va_list ap;
+
+	va_start(ap, fmt);
+	kvsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	kprintf("%s", buf);
+}
+
+/*
+ * A fault in task context (SVC mode with IRQs enabled, so no spinlock is
+ * held: every lock is taken with IRQs off) kills the task; anything else
+ * is a kernel fault and panics.
+ */
+#define PSR_THUMB (1u << 5)
+#define PSR_IT_BITS ((3u << 25) | (0x3fu << 10))
+
+static bool is_task_fault(const struct trap_frame *tf, int type)
+{
+	struct task *cur;
+
+	if (type != TRAP_UNDEF && type != TRAP_DABT && type != TRAP_PABT)
+		return false;
+	if ((tf->cpsr & MODE_MASK) != MODE_SVC || (tf->cpsr & PSR_I))
+		return false;
+	cur = cpu_rq(arch_cpu_id())->curr;
+	return cur && !cur->is_idle;
+}
+
+static void task_fault_exit(int code)
+{
+	task_exit(code);
+}
+
+/* Switch SVC's banked sp (we run in ABT/UND mode with IRQs off). */
+static void set_svc_sp(uint32_t sp)
+{
+	uint32_t cpsr;
+
+	__asm__ volatile("mrs %0, cpsr\n\t"
+			 "cps #0x13\n\t"
+			 "mov sp, %1\n\t"
+			 "msr cpsr_c, %0\n\t"
+			 : "=&r"(cpsr) : "r"(sp) : "memory");
+}
+
+static void kill_task(struct trap_frame *tf, int type, const char *what)
+{
+	struct task *t = cpu_rq(arch_cpu_id())->curr;
+
+	kprintf("fault: task %u (%s) on cpu%d: %s at pc=0x%08x; task killed\n", (unsigned)t->tid, t->name,
+		arch_cpu_id(), what, (unsigned)tf->pc);
+	if (type == TRAP_DABT)
+		describe_guard(read_dfar(), kprint_adapter);
+	backtrace_print(tf->pc, tf->r[11], kprint_adapter);
+	/* Resume in SVC at task_fault_exit on the top of its own (now dead) stack. */
+	tf->r[0] = (uint32_t)(type == TRAP_UNDEF ? TASK_EXIT_SIGILL : TASK_EXIT_SIGSEGV);
+	tf->pc = (uint32_t)(uintptr_t)task_fault_exit;
+	tf->cpsr &= ~(PSR_THUMB | PSR_IT_BITS);	/* the kernel is ARM code */
+	set_svc_sp(((uint32_t)(uintptr_t)t->stack + TASK_STACK_SIZE) & ~7u);
 }
 
 void trap_handler(struct trap_frame *tf, int type)
 {
 	const char *name = type >= 0 && type <= TRAP_FIQ ? trap_names[type] : "exception";
 
+	if (is_task_fault(tf, type)) {
+		char what[160];
+
+		if (type == TRAP_DABT) {
+			uint32_t dfsr = read_dfsr();
+
+			ksnprintf(what, sizeof(what), "%s: %s on %s of 0x%08x", name, fault_status(dfsr),
+				  (dfsr & (1u << 11)) ? "write" : "read", (unsigned)read_dfar());
+		} else if (type == TRAP_PABT) {
+			ksnprintf(what, sizeof(what), "%s: %s at 0x%08x", name, fault_status(read_ifsr()),
+				  (unsigned)read_ifar());
+		} else {
+			ksnprintf(what, sizeof(what), "%s", name);
+		}
+		kill_task(tf, type, what);
+		return;
+	}
 	panic_begin();
 	if (type == TRAP_DABT) {
 		uint32_t dfsr = read_dfsr();
@@ -90,6 +191,8 @@ void trap_handler(struct trap_frame *tf, int type)
 		panic_print("panic: cpu%d: %s at pc=0x%08x\n", arch_cpu_id(), name,
 			    (unsigned)tf->pc);
 	}
+	if (type == TRAP_DABT)
+		describe_guard(read_dfar(), panic_print);
 	trap_dump(tf);
 	panic_halt();
 }

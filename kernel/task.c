@@ -15,7 +15,9 @@
 
 static struct task tasks[MAX_TASKS];
 static struct task idle_tasks[CONFIG_NR_CPUS];
-static uint8_t stacks[MAX_TASKS][TASK_STACK_SIZE] __attribute__((aligned(8)));
+/* [guard page][stack] per slot; the guard is unmapped by the MMU code. */
+#define STACK_SLOT (TASK_GUARD_SIZE + TASK_STACK_SIZE)
+static uint8_t stacks[MAX_TASKS][STACK_SLOT] __attribute__((aligned(4096)));
 static spinlock_t tasks_lock = SPINLOCK_INIT;
 static uint32_t next_tid = 1;
 static int nr_live;
@@ -73,7 +75,7 @@ struct task *task_create(const char *name, void (*fn)(void *), void *arg, int ni
 			memset(t, 0, sizeof(*t));
 			t->state = TASK_WAKING;	/* claimed */
 			t->tid = next_tid++;
-			t->stack = stacks[i];
+			t->stack = stacks[i] + TASK_GUARD_SIZE;
 			nr_live++;
 			break;
 		}
@@ -134,4 +136,26 @@ const char *task_state_name(const struct task *t)
 	case TASK_EXITED: return "exited";
 	default: return "free";
 	}
+}
+
+void task_stack_guards(void (*fn)(uintptr_t page))
+{
+	for (int i = 0; i < MAX_TASKS; i++)
+		fn((uintptr_t)stacks[i]);
+}
+
+struct task *task_of_guard(uintptr_t addr)
+{
+	uintptr_t base = (uintptr_t)stacks;
+
+	if (addr < base || addr >= base + sizeof(stacks))
+		return NULL;
+	if ((addr - base) % STACK_SLOT >= TASK_GUARD_SIZE)
+		return NULL;
+	return &tasks[(addr - base) / STACK_SLOT];
+}
+
+uintptr_t task_spare_guard_page(void)
+{
+	return (uintptr_t)stacks[MAX_TASKS - 1];
 }

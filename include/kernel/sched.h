@@ -32,7 +32,12 @@ struct arch_context { uint32_t unused; };
 
 #define TASK_NAME_LEN 16
 #define TASK_STACK_SIZE 8192
+#define TASK_GUARD_SIZE 4096	/* unmapped page below every task stack (ARM) */
 #define MAX_TASKS 1024
+
+/* Exit codes of tasks killed by a fault (as the signals' numbers, negated). */
+#define TASK_EXIT_SIGILL (-4)
+#define TASK_EXIT_SIGSEGV (-11)
 
 enum task_state {
 	TASK_FREE = 0,		/* slot unused */
@@ -166,6 +171,13 @@ void bench_commands_register(void);
 void jobs_register(void);
 /* topo, pack (kernel/pack_commands.c). */
 void pack_commands_register(void);
+
+/* Guard pages below the task stacks: calls @fn for each (the MMU unmaps them). */
+void task_stack_guards(void (*fn)(uintptr_t page));
+/* The task whose stack guard page holds @addr, or NULL. */
+struct task *task_of_guard(uintptr_t addr);
+/* A guard page address for fault tests: the last task slot's. */
+uintptr_t task_spare_guard_page(void);
 
 /* Between kernel/sched.c and kernel/task.c. */
 struct task *task_alloc_idle(int cpu);

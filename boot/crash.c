@@ -1,0 +1,91 @@
+/*
+ * `crash <what>`: deliberate faults, to check that they are reported and
+ * contained (tests/qemu/test_faults.py):
+ *   crash undef     a task executes an undefined instruction: it is killed
+ *   crash abort     a task writes to an unmapped page: it is killed
+ *   crash overflow  a task recurses until it hits its stack guard page: killed
+ *   crash kernel    the console faults with IRQs off: a kernel fault, panic
+ * The console waits for the task and prints its exit code.
+ */
+#include <string.h>
+
+#include "arch/arm.h"
+#include "boot/boot.h"
+#include "kernel/printk.h"
+#include "kernel/sched.h"
+#include "kernel/shell.h"
+
+static volatile uint32_t *volatile bad_pointer;
+
+static void undef_fn(void *arg)
+{
+	(void)arg;
+	__asm__ volatile(".word 0xe7f000f0");	/* UDF #0 */
+}
+
+static void abort_fn(void *arg)
+{
+	(void)arg;
+	*bad_pointer = 0xdead;
+}
+
+static volatile int keep_going = 1;
+
+static int __attribute__((noinline)) recurse(int depth)
+{
+	volatile char pad[256];
+
+	pad[0] = (char)depth;
+	return keep_going ? recurse(depth + 1) + pad[0] : depth;
+}
+
+static void overflow_fn(void *arg)
+{
+	(void)arg;
+	recurse(0);
+}
+
+static int run_victim(void (*fn)(void *), const char *name)
+{
+	struct task *t = task_create(name, fn, NULL, 0, 1u << 1 % (unsigned)sched_nr_cpus());
+	int code;
+
+	if (!t) {
+		kprintf("error: crash: no task slot\n");
+		return 1;
+	}
+	code = task_join(t);
+	kprintf("crash: task %s exited with code %d\n", name, code);
+	return 0;
+}
+
+static int cmd_crash(int argc, char **argv)
+{
+	if (argc == 2 && strcmp(argv[1], "undef") == 0)
+		return run_victim(undef_fn, "undef");
+	if (argc == 2 && strcmp(argv[1], "abort") == 0) {
+		/* A stack guard page: never mapped. */
+		bad_pointer = (volatile uint32_t *)(task_spare_guard_page() + 16);
+		return run_victim(abort_fn, "abort");
+	}
+	if (argc == 2 && strcmp(argv[1], "overflow") == 0)
+		return run_victim(overflow_fn, "overflow");
+	if (argc == 2 && strcmp(argv[1], "kernel") == 0) {
+		irq_save();
+		bad_pointer = (volatile uint32_t *)(task_spare_guard_page() + 16);
+		*bad_pointer = 0xdead;
+		return 1;
+	}
+	kprintf("error: usage: crash undef|abort|overflow|kernel\n");
+	return 1;
+}
+
+static const struct shell_cmd commands[] = {
+	{ "crash", "undef|abort|overflow|kernel", "trigger a fault (tests fault containment)", cmd_crash },
+};
+
+void crash_commands_register(void)
+{
+	for (unsigned i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		shell_register(&commands[i]);
+}
