@@ -15,7 +15,7 @@ $(error unknown BOARD '$(BOARD)': choose one of $(BOARDS))
 endif
 
 .DEFAULT_GOAL := all
-.PHONY: all run test host deps clean boards $(addprefix kernel-,$(BOARDS))
+.PHONY: all run test host deps clean boards experiment $(addprefix kernel-,$(BOARDS))
 # Everything is built by rules below; no implicit rules or old-suffix magic.
 MAKEFLAGS += --no-builtin-rules
 .SUFFIXES:
@@ -102,5 +102,21 @@ run: deps kernel-$(BOARD)
 test: deps boards kernel-debug-qemu-tc2 host
 	@$(PYTHON) tests/run.py
 
+# The seeds' two tables reproduced in QEMU (tools/experiment; QUICK=1 for R/10).
+# tools/ensure-deps.sh has a fixed list, so python3-matplotlib (for the PNG
+# plots) is checked and installed here the same way; without it, no PNGs.
+experiment: deps kernel-vexpress-a9 kernel-qemu-tc2
+	@dpkg-query -W -f='$${Status}' python3-matplotlib 2>/dev/null | grep -q "install ok installed" || { \
+	  echo "experiment: installing missing Debian package: python3-matplotlib (for the PNG plots)"; \
+	  if [ "$$(id -u)" -eq 0 ]; then SUDO=; else SUDO=sudo; fi; \
+	  export DEBIAN_FRONTEND=noninteractive; \
+	  $$SUDO apt-get install -y -q python3-matplotlib || \
+	  { $$SUDO apt-get update -q && $$SUDO apt-get install -y -q python3-matplotlib; } || \
+	  echo "experiment: could not install python3-matplotlib; the PNG plots will be skipped" >&2; }
+	@$(PYTHON) tools/experiment seeds --out build/experiment $(if $(QUICK),--quick)
+
 clean:
 	rm -rf build
+include mk/fuzz.mk
+include mk/hardware.mk
+include mk/bench.mk

@@ -19,9 +19,11 @@
 #include "kernel/energy.h"
 #include "kernel/fdt.h"
 #include "kernel/idle.h"
+#include "kernel/microbench.h"
 #include "kernel/power.h"
 #include "kernel/panic.h"
 #include "kernel/printk.h"
+#include "kernel/rtapp.h"
 #include "kernel/sched.h"
 #include "kernel/shell.h"
 #include "kernel/time.h"
@@ -193,6 +195,7 @@ void boot_main(uintptr_t dtb)
 	sched_init_cpu(0);
 	boot_topology_init(&fdt);
 	idle_init_dt(&fdt);
+	sched_cpu_online(0);
 	platform_power_init_dt(&fdt);
 	energy_init_dt(&fdt);
 	kprintf("memory: %u MiB, timer: %s at %u Hz\n", (unsigned)(mmu_ram_bytes() >> 20),
@@ -207,12 +210,16 @@ void boot_main(uintptr_t dtb)
 
 	shell_init(&io);
 	console_commands_register();
+	crash_commands_register();
 	sched_commands_register();
 	pack_commands_register();
 	energy_commands_register();
 	bench_commands_register();
 	jobs_register();
+	microbench_commands_register();
 	trace_commands_register();
+	stress_commands_register();
+	rtapp_commands_register();
 	console_set_rx_callback(console_rx_wake);
 	console_enable_rx_irq();
 	console_task = task_create("console", console_task_fn, NULL, 0, 1u << 0);
@@ -229,5 +236,6 @@ void secondary_main(int cpu)
 	sched_init_cpu(cpu);
 	if (!smp_mark_online(cpu))
 		cpu_park();	/* too late: the boot CPU gave up on us */
+	sched_cpu_online(cpu);
 	sched_idle_loop();
 }

@@ -5,6 +5,8 @@
  *   crash abort     a task writes to an unmapped page: it is killed
  *   crash overflow  a task recurses until it hits its stack guard page: killed
  *   crash kernel    the console faults with IRQs off: a kernel fault, panic
+ *   crash hang      the console spins with IRQs off: the watchdog (run from a
+ *                   busy CPU's tick) panics after 2 s
  * The console waits for the task and prints its exit code.
  */
 #include <string.h>
@@ -76,12 +78,17 @@ static int cmd_crash(int argc, char **argv)
 		*bad_pointer = 0xdead;
 		return 1;
 	}
-	kprintf("error: usage: crash undef|abort|overflow|kernel\n");
+	if (argc == 2 && strcmp(argv[1], "hang") == 0) {
+		irq_save();
+		for (;;)
+			__asm__ volatile("" ::: "memory");
+	}
+	kprintf("error: usage: crash undef|abort|overflow|kernel|hang\n");
 	return 1;
 }
 
 static const struct shell_cmd commands[] = {
-	{ "crash", "undef|abort|overflow|kernel", "trigger a fault (tests fault containment)", cmd_crash },
+	{ "crash", "undef|abort|overflow|kernel|hang", "trigger a fault (tests fault containment)", cmd_crash },
 };
 
 void crash_commands_register(void)

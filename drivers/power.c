@@ -127,7 +127,7 @@
 #define MIDR_PARTNUM(m)  (((m) >> 4) & 0xfffu)
 #define MIDR_IMPL(m)     ((m) >> 24)
 #define PART_CORTEX_A15  0xc0fu
-/* TC2 has no CNTFRQ-less firmware that we know of; its DT says 24 MHz. */
+/* If the firmware left CNTFRQ at 0: the TC2 generic timer runs at 24 MHz (its DT). */
 #define DEFAULT_CNTFRQ   24000000u
 
 #define TC2_CLUSTERS   2	/* tc2_pm.c TC2_CLUSTERS */
@@ -217,7 +217,7 @@ static inline void write_a15_l2pfr(uint32_t v)
 	__asm__ volatile("mcr p15, 1, %0, c15, c0, 3\n\tisb\n\tdsb" :: "r"(v) : "memory");
 }
 
-/* Ticks for @us at @freq (no 64-bit division: freq / 2^20 per us is close enough for a bound). */
+/* Ticks for @us at @freq, rounded up (only a timeout bound). */
 static inline uint64_t us_to_ticks(uint32_t freq, uint32_t us)
 {
 	return (uint64_t)us * (freq / 1000000u + 1u);
@@ -449,7 +449,7 @@ static bool tc2_init(const struct fdt *fdt, int scc, int cci)
 	int rail_key[MAX_RAILS], rail_of[MAX_DT_CPUS], ncpus;
 	uint64_t scc_base, cci_reg, size;
 	uint32_t a15_id, a7_id;
-	char line[200];
+	char line[240];
 	size_t n = 0;
 
 	if (fdt_reg(fdt, scc, 0, &scc_base, &size) != 0 || fdt_reg(fdt, cci, 0, &cci_reg, &size) != 0) {
@@ -539,9 +539,13 @@ static bool tc2_init(const struct fdt *fdt, int scc, int cci)
 	line[0] = '\0';
 	for (int cl = 0; cl < TC2_CLUSTERS && n < sizeof(line); cl++)
 		if (clusters[cl].valid)
-			n += (size_t)ksnprintf(line + n, sizeof(line) - n, "; cluster %d (%s) = rail %d, CCI S%d at 0x%lx",
+			n += (size_t)ksnprintf(line + n, sizeof(line) - n, "; cluster %d (%s) = rail %d, CCI S%d at 0x%lx%s",
 					       cl, clusters[cl].a15 ? "A15" : "A7", clusters[cl].rail,
-					       clusters[cl].cci_if, (unsigned long)clusters[cl].cci_port);
+					       clusters[cl].cci_if, (unsigned long)clusters[cl].cci_port,
+					       /* the boot firmware enables both ports on TC2 */
+					       (mmio_read32(clusters[cl].cci_port + CCI_SNOOP_CTRL) &
+						(CCI_SNOOP_ENABLE | CCI_DVM_ENABLE)) == (CCI_SNOOP_ENABLE | CCI_DVM_ENABLE)
+						       ? "" : " (snoops OFF at boot)");
 	kprintf("power: tc2-spc: SPC at 0x%lx, CCI-400 at 0x%lx%s\n", (unsigned long)spc_base,
 		(unsigned long)cci_base, line);
 	return true;

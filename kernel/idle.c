@@ -22,9 +22,22 @@ static struct rail rails[IDLE_MAX_RAILS];
 static int nr_rails;
 static bool ready;
 
+/* Run under the rail lock, so the trace shows the rail's changes in their real order. */
+static void rail_power_down(int rail)
+{
+	trace_cluster_power(arch_cpu_id(), rails[rail].cluster, false);
+	platform_cluster_power_down(rail);
+}
+
+static void rail_power_up(int rail)
+{
+	trace_cluster_power(arch_cpu_id(), rails[rail].cluster, true);
+	platform_cluster_power_up(rail);
+}
+
 static const struct rail_ops platform_rail_ops = {
-	.power_down = platform_cluster_power_down,
-	.power_up = platform_cluster_power_up,
+	.power_down = rail_power_down,
+	.power_up = rail_power_up,
 };
 
 void idle_init_dt(const struct fdt *fdt)
@@ -71,12 +84,9 @@ void cpu_idle_enter(int cpu, uint64_t next_timer_ns)
 	trace_cpu_idle(cpu, state);
 	last_man = rail_cpu_idle(&rails[ci->rail], ci->rail, cpu, ci->states[state].domain, now,
 				 &platform_rail_ops);
-	if (last_man)
-		trace_cluster_power(cpu, rails[ci->rail].cluster, false);
 	platform_cpu_power_down(cpu, ci->states[state].domain, last_man);
 	woke = arch_now_ns();
-	if (rail_cpu_busy(&rails[ci->rail], ci->rail, cpu, woke, &platform_rail_ops))
-		trace_cluster_power(cpu, rails[ci->rail].cluster, true);
+	rail_cpu_busy(&rails[ci->rail], ci->rail, cpu, woke, &platform_rail_ops);
 	cpu_idle_account_exit(ci, woke);
 	trace_cpu_idle(cpu, -1);
 	idle_gov_reflect(&ci->gov, woke - now);

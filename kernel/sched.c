@@ -20,6 +20,8 @@
 unsigned int sched_hz = 1000;
 
 static struct rq rqs[CONFIG_NR_CPUS];
+/* CPUs that are running the scheduler (set once each arrives: sched_cpu_online). */
+static uint32_t online_mask;
 static int nr_cpus;
 static struct timer tick_timers[CONFIG_NR_CPUS];
 
@@ -87,6 +89,7 @@ static void tick_fn(struct timer *t)
 static void tick_start(struct rq *rq, uint64_t now)
 {
 	rq->tick_stopped = false;
+	WRITE_ONCE(rq->last_tick_ns, now);	/* the watchdog counts from here */
 	nohz_exit_idle(rq->cpu);
 	timer_arm(&tick_timers[rq->cpu], now + tick_period_ns());
 }
@@ -100,11 +103,40 @@ static void tick_stop(struct rq *rq)
 	}
 }
 
+/*
+ * Soft-lockup watchdog: a CPU whose tick runs (it is not idle) but which
+ * has not ticked for WATCHDOG_NS is stuck with IRQs off or spinning in the
+ * kernel. Busy CPUs check each other from their ticks (an idle system has
+ * nothing to hang); the stuck CPU cannot be interrupted, so the report
+ * gives what is known about it and the checker's own backtrace.
+ */
+#define WATCHDOG_NS (2ull * NSEC_PER_SEC)
+#define WATCHDOG_CHECK_TICKS 64
+
+static void watchdog_check(struct rq *self, uint64_t now)
+{
+	for (int cpu = 0; cpu < nr_cpus; cpu++) {
+		struct rq *rq = &rqs[cpu];
+		uint64_t last = READ_ONCE(rq->last_tick_ns);
+		const struct task *curr = READ_ONCE(rq->curr);
+
+		if (rq == self || !((READ_ONCE(online_mask) >> cpu) & 1u) || READ_ONCE(rq->tick_stopped) ||
+		    last == 0 || now < last || now - last < WATCHDOG_NS)
+			continue;
+		panic("watchdog: cpu%d made no scheduling progress for %llu ms (running %s, tick stalled since %llu ms)",
+		      cpu, (unsigned long long)((now - last) / NSEC_PER_MSEC), curr ? curr->name : "?",
+		      (unsigned long long)(last / NSEC_PER_MSEC));
+	}
+}
+
 void sched_tick(void)
 {
 	struct rq *rq = this_rq();
 	uint64_t now = arch_now_ns();
 
+	WRITE_ONCE(rq->last_tick_ns, now);
+	if (rq->ticks % WATCHDOG_CHECK_TICKS == 0)
+		watchdog_check(rq, now);
 	spin_lock(&rq->lock);
 	rq->clock = now;
 	rq->ticks++;
@@ -336,16 +368,31 @@ void sched_ipi(void)
 	}
 }
 
+
 bool task_allowed_on(const struct task *p, int cpu)
 {
-	return (p->cpus_allowed >> cpu) & 1u;
+	return ((p->cpus_allowed & READ_ONCE(online_mask)) >> cpu) & 1u;
+}
+
+uint32_t sched_online_mask(void)
+{
+	return READ_ONCE(online_mask);
+}
+
+void sched_cpu_online(int cpu)
+{
+	idle_cpu_online(cpu);
+	__atomic_fetch_or(&online_mask, 1u << cpu, __ATOMIC_RELEASE);
 }
 
 bool cpu_idle_now(int cpu)
 {
 	struct rq *rq = &rqs[cpu];
 
-	return rq->curr->is_idle && rq->cfs.nr_running == 0 && !READ_ONCE(rq->wake_list);
+	const struct task *curr = READ_ONCE(rq->curr);
+
+	return curr && curr->is_idle && rq->cfs.nr_running == 0 && !READ_ONCE(rq->wake_list) &&
+	       ((READ_ONCE(online_mask) >> cpu) & 1u);
 }
 
 /*
@@ -358,7 +405,7 @@ bool cpu_idle_now(int cpu)
  */
 static int select_task_rq(struct task *p, int prev_cpu, bool wakeup)
 {
-	bool prev_ok = p->cpus_allowed & (1u << prev_cpu);
+	bool prev_ok = task_allowed_on(p, prev_cpu);
 
 	if (wakeup) {
 		int buddy = -1;
@@ -377,16 +424,16 @@ static int select_task_rq(struct task *p, int prev_cpu, bool wakeup)
 			const cpumask_t *span = &sched_topo.sd[prev_cpu][l].span;
 
 			for_each_cpu(cpu, span)
-				if (cpu < nr_cpus && (p->cpus_allowed & (1u << cpu)) && cpu_idle_now(cpu))
+				if (cpu < nr_cpus && task_allowed_on(p, cpu) && cpu_idle_now(cpu))
 					return cpu;
 		}
 	for (int cpu = 0; cpu < nr_cpus; cpu++)
-		if ((p->cpus_allowed & (1u << cpu)) && cpu_idle_now(cpu))
+		if (task_allowed_on(p, cpu) && cpu_idle_now(cpu))
 			return cpu;
 	if (prev_ok)
 		return prev_cpu;
 	for (int cpu = 0; cpu < nr_cpus; cpu++)
-		if (p->cpus_allowed & (1u << cpu))
+		if (task_allowed_on(p, cpu))
 			return cpu;
 	panic("task %u (%s) may run on no CPU", (unsigned)p->tid, p->name);
 }
@@ -429,8 +476,13 @@ static void enqueue_on(struct task *p, int target, int flags)
 
 bool wake_up(struct task *p)
 {
-	unsigned long flags = arch_irq_save();
-	struct rq *rq = task_rq_lock(p);
+	unsigned long flags;
+	struct rq *rq;
+
+	/* The waker's condition store must be visible before we read p->state. */
+	smp_mb();
+	flags = arch_irq_save();
+	rq = task_rq_lock(p);
 	int target;
 
 	if (p->state != TASK_SLEEPING) {
@@ -441,6 +493,7 @@ bool wake_up(struct task *p)
 	p->nr_wakeups++;
 	if (p->on_rq) {		/* it had not switched out yet */
 		p->state = TASK_RUNNABLE;
+		trace_sched_wakeup(arch_cpu_id(), p, rq->cpu);
 		spin_unlock(&rq->lock);
 		arch_irq_restore(flags);
 		return true;
@@ -503,6 +556,33 @@ void task_sleep_until(uint64_t deadline_ns)
 	}
 }
 
+bool task_wait_until(const volatile uint32_t *cond, uint64_t deadline_ns)
+{
+	struct task *self = current_task();
+
+	for (;;) {
+		unsigned long flags;
+
+		if (READ_ONCE(*cond))
+			return true;
+		if (arch_now_ns() >= deadline_ns)
+			return false;
+		flags = arch_irq_save();
+		timer_setup(&self->sleep_timer, sleep_timer_fn, self);
+		set_current_sleeping();		/* full barrier: pairs with wake_up()'s */
+		if (READ_ONCE(*cond)) {
+			set_current_running();
+			arch_irq_restore(flags);
+			return true;
+		}
+		if (deadline_ns != TIMER_NEVER)
+			timer_arm(&self->sleep_timer, deadline_ns);
+		arch_irq_restore(flags);
+		schedule();
+		timer_cancel(&self->sleep_timer);
+	}
+}
+
 void task_sleep_ns(uint64_t ns)
 {
 	task_sleep_until(arch_now_ns() + ns);
@@ -522,7 +602,7 @@ void sched_start_task(struct task *p)
 	p->se.avg.usage_avg_sum = PELT_PERIOD_UNITS;
 	p->se.avg.runnable_avg_period = PELT_PERIOD_UNITS;
 	target = select_task_rq(p, arch_cpu_id(), false);
-
+	trace_sched_wakeup_new(arch_cpu_id(), p, target);
 	p->cpu = target;
 	p->state = TASK_WAKING;
 	enqueue_on(p, target, ENQ_NEW);
@@ -633,7 +713,6 @@ void sched_init_cpu(int cpu)
 	struct task *idle = task_alloc_idle(cpu);
 
 	timers_init_cpu(cpu);
-	idle_cpu_online(cpu);
 	rq->idle = idle;
 	rq->curr = idle;
 	idle->last_ran_ns = arch_now_ns();
@@ -657,7 +736,7 @@ void task_set_nice(struct task *p, int nice)
 
 int task_set_affinity(struct task *p, uint32_t cpus_allowed)
 {
-	uint32_t online = nr_cpus >= 32 ? ~0u : (1u << nr_cpus) - 1;
+	uint32_t online = READ_ONCE(online_mask);
 	unsigned long flags;
 	struct rq *rq;
 	int target = -1;

@@ -55,7 +55,7 @@ static void top_once(uint64_t *last_busy, uint64_t *last_idle)
 		last_busy[cpu] = rq->busy_ns;
 		last_idle[cpu] = rq->idle_ns;
 		kprintf("cpu%d %3u%% busy  nr_running %2u  curr %-15s ticks %llu\e[K\n", cpu,
-			(unsigned)pct, rq->cfs.nr_running, rq->curr->name,
+			(unsigned)pct, rq->cfs.nr_running, rq->curr ? rq->curr->name : "(offline)",
 			(unsigned long long)rq->ticks);
 	}
 }
@@ -132,7 +132,7 @@ static uint64_t cpu_busy_ns(int cpu, uint64_t now)
 	struct task *curr = READ_ONCE(rq->curr);
 	uint64_t busy = READ_ONCE(rq->busy_ns);
 
-	if (!curr->is_idle && now > curr->last_ran_ns)
+	if (curr && !curr->is_idle && now > curr->last_ran_ns)
 		busy += now - curr->last_ran_ns;
 	return busy;
 }

@@ -37,7 +37,7 @@ enum pack_reason pack_check(const struct task *p, int cpu, int *target)
 	int buddy = READ_ONCE(sched_topo.pack_buddy[cpu]);
 	struct sched_avg ta, ba;
 
-	if (buddy < 0 || buddy >= sched_nr_cpus())
+	if (buddy < 0 || buddy >= sched_nr_cpus() || !((sched_online_mask() >> buddy) & 1u))
 		return PACK_NO_BUDDY;
 	if (!task_allowed_on(p, buddy))
 		return PACK_NOT_ALLOWED;

@@ -62,7 +62,7 @@ static void task_start(void)
 struct task *task_create(const char *name, void (*fn)(void *), void *arg, int nice,
 			 uint32_t cpus_allowed)
 {
-	uint32_t online = sched_nr_cpus() >= 32 ? ~0u : (1u << sched_nr_cpus()) - 1;
+	uint32_t online = sched_online_mask();
 	unsigned long flags;
 	struct task *t = NULL;
 
@@ -120,7 +120,8 @@ int sched_nr_tasks(void)
 void sched_for_each_task(void (*fn)(const struct task *t, void *arg), void *arg)
 {
 	for (int cpu = 0; cpu < sched_nr_cpus(); cpu++)
-		fn(&idle_tasks[cpu], arg);
+		if (idle_tasks[cpu].is_idle)	/* CPUs that never arrived have none */
+			fn(&idle_tasks[cpu], arg);
 	for (int i = 0; i < MAX_TASKS; i++)
 		if (tasks[i].state != TASK_FREE)
 			fn(&tasks[i], arg);

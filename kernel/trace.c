@@ -14,12 +14,12 @@
 #define TRACE_EVENTS_PER_CPU 2048	/* power of two */
 #define COMM_LEN 16
 
-enum trace_type { T_SWITCH, T_WAKEUP, T_MIGRATE, T_IDLE, T_CLUSTER };
+enum trace_type { T_SWITCH, T_WAKEUP, T_WAKEUP_NEW, T_MIGRATE, T_IDLE, T_CLUSTER };
 
 struct trace_event {
 	uint64_t ts;
 	uint8_t type;
-	uint8_t cpu;
+	uint16_t cpu;
 	int16_t a_prio, b_prio;
 	int32_t a_pid, b_pid;
 	int32_t x, y;			/* state / target / orig,dest / cluster,on */
@@ -87,7 +87,7 @@ static void record_current(struct trace_event *e, int cpu)
 		struct trace_event *e = slot(self_);                          \
 		e->ts = arch_now_ns();                                        \
 		e->type = (type_);                                            \
-		e->cpu = (uint8_t)self_;                                      \
+		e->cpu = (uint16_t)self_;                                     \
 		record_current(e, self_);                                     \
 		__VA_ARGS__;                                                  \
 		arch_irq_restore(flags_);                                     \
@@ -105,6 +105,13 @@ void __trace_sched_wakeup(int cpu, const struct task *p, int target_cpu)
 {
 	(void)cpu;
 	RECORD(T_WAKEUP, copy_comm(e->a_comm, p); e->a_pid = pid_of(p); e->a_prio = prio_of(p);
+	       e->x = target_cpu);
+}
+
+void __trace_sched_wakeup_new(int cpu, const struct task *p, int target_cpu)
+{
+	(void)cpu;
+	RECORD(T_WAKEUP_NEW, copy_comm(e->a_comm, p); e->a_pid = pid_of(p); e->a_prio = prio_of(p);
 	       e->x = target_cpu);
 }
 
@@ -167,8 +174,10 @@ static void print_event(const struct trace_event *e)
 			  e->b_prio);
 		break;
 	case T_WAKEUP:
-		ksnprintf(line + n, sizeof(line) - (size_t)n, "sched_wakeup: comm=%s pid=%d prio=%d target_cpu=%03d",
-			  e->a_comm, (int)e->a_pid, e->a_prio, (int)e->x);
+	case T_WAKEUP_NEW:
+		ksnprintf(line + n, sizeof(line) - (size_t)n, "%s: comm=%s pid=%d prio=%d target_cpu=%03d",
+			  e->type == T_WAKEUP ? "sched_wakeup" : "sched_wakeup_new", e->a_comm, (int)e->a_pid,
+			  e->a_prio, (int)e->x);
 		break;
 	case T_MIGRATE:
 		ksnprintf(line + n, sizeof(line) - (size_t)n,
@@ -194,16 +203,20 @@ static void dump(void)
 	int nr = sched_nr_cpus();
 	unsigned long total = 0;
 
-	kprintf("# tracer: nop\n#\n# entries-in-buffer/entries-written\n");
+	unsigned long written = 0;
+
 	for (int c = 0; c < nr; c++) {
 		struct trace_buf *b = &bufs[c];
 
 		end[c] = b->head;
 		pos[c] = b->head > TRACE_EVENTS_PER_CPU ? b->head - TRACE_EVENTS_PER_CPU : 0;
 		total += end[c] - pos[c];
-		if (b->lost)
-			kprintf("# cpu%d: %u oldest events overwritten\n", c, (unsigned)b->lost);
+		written += b->head;
 	}
+	kprintf("# tracer: nop\n#\n# entries-in-buffer/entries-written: %lu/%lu   #P:%d\n#\n", total, written, nr);
+	for (int c = 0; c < nr; c++)
+		if (bufs[c].lost)
+			kprintf("# cpu%d: %u oldest events overwritten\n", c, (unsigned)bufs[c].lost);
 	kprintf("#           TASK-PID     CPU#  ||||   TIMESTAMP  FUNCTION\n");
 	for (unsigned long i = 0; i < total; i++) {
 		int best = -1;
@@ -218,6 +231,17 @@ static void dump(void)
 	kprintf("# end of trace: %lu events\n", total);
 }
 
+/* Stop writers and let any event being recorded finish (writers run with IRQs off, briefly). */
+static bool quiesce(void)
+{
+	bool was = trace_on;
+
+	trace_on = false;
+	smp_mb();
+	task_sleep_ns(1000000);
+	return was;
+}
+
 static void clear(void)
 {
 	for (int c = 0; c < CONFIG_NR_CPUS; c++) {
@@ -229,6 +253,7 @@ static void clear(void)
 static int cmd_trace(int argc, char **argv)
 {
 	if (argc == 2 && strcmp(argv[1], "start") == 0) {
+		quiesce();
 		clear();
 		smp_mb();
 		trace_on = true;
@@ -241,21 +266,15 @@ static int cmd_trace(int argc, char **argv)
 		return 0;
 	}
 	if (argc == 2 && strcmp(argv[1], "clear") == 0) {
-		bool was = trace_on;
+		bool was = quiesce();
 
-		trace_on = false;
-		smp_mb();
 		clear();
 		trace_on = was;
 		return 0;
 	}
 	if (argc == 2 && strcmp(argv[1], "dump") == 0) {
-		bool was = trace_on;
+		bool was = quiesce();	/* writers must be quiet while the buffers are read */
 
-		/* Writers must be quiet while the buffers are read. */
-		trace_on = false;
-		smp_mb();
-		task_sleep_ns(1000000);
 		dump();
 		trace_on = was;
 		return 0;

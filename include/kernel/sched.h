@@ -96,6 +96,7 @@ struct rq {
 	struct task *deferred_wake;	/* woken after the switch (task_exit) */
 	uint64_t nr_switches;
 	uint64_t ticks;			/* scheduler ticks handled */
+	volatile uint64_t last_tick_ns;	/* soft-lockup watchdog: last sign of life */
 	uint64_t idle_ns, busy_ns;	/* time accounting */
 	uint64_t idle_enter_ns;
 	uint64_t next_balance_ns[4];	/* per domain level */
@@ -114,6 +115,9 @@ extern unsigned int sched_hz;		/* tick rate, default 1000 */
 void sched_init(int nr_cpus);
 /* The calling CPU's boot context becomes its idle task. */
 void sched_init_cpu(int cpu);
+/* The CPU has arrived (after sched_init_cpu): tasks may be placed on it. */
+void sched_cpu_online(int cpu);
+uint32_t sched_online_mask(void);
 /* Enter the idle loop on this CPU; never returns. */
 void sched_idle_loop(void) __attribute__((noreturn));
 
@@ -132,6 +136,12 @@ void task_detach(struct task *t);
 void task_yield(void);
 void task_sleep_ns(uint64_t ns);
 void task_sleep_until(uint64_t deadline_ns);
+/*
+ * Sleep until *@cond is non-zero or @deadline_ns (TIMER_NEVER: no timeout).
+ * The waker sets *cond, then calls wake_up(): no wake-up can be lost.
+ * Returns whether *cond was seen non-zero.
+ */
+bool task_wait_until(const volatile uint32_t *cond, uint64_t deadline_ns);
 void task_set_nice(struct task *t, int nice);
 int task_set_affinity(struct task *t, uint32_t cpus_allowed);
 /* Block the current task until wake_up(); call with state set first. */
@@ -169,6 +179,8 @@ void sched_commands_register(void);
 /* cyclictest, sysbench (kernel/bench.c); wait, jobs (kernel/jobs.c). */
 void bench_commands_register(void);
 void jobs_register(void);
+/* stress (kernel/stress.c). */
+void stress_commands_register(void);
 /* topo, pack (kernel/pack_commands.c). */
 void pack_commands_register(void);
 

@@ -6,6 +6,7 @@
  * Events (ftrace names and fields):
  *   sched_switch    prev_comm prev_pid prev_prio prev_state ==> next_comm next_pid next_prio
  *   sched_wakeup    comm pid prio target_cpu
+ *   sched_wakeup_new  comm pid prio target_cpu   (a new task placed)
  *   sched_migrate_task  comm pid prio orig_cpu dest_cpu
  *   cpu_idle        state cpu_id      (state 4294967295 = leaving idle)
  *   cluster_power   cluster state     (ours: 1 = on, 0 = off)
@@ -26,6 +27,7 @@ extern volatile bool trace_on;
 
 void __trace_sched_switch(int cpu, const struct task *prev, int prev_state, const struct task *next);
 void __trace_sched_wakeup(int cpu, const struct task *p, int target_cpu);
+void __trace_sched_wakeup_new(int cpu, const struct task *p, int target_cpu);
 void __trace_sched_migrate(int cpu, const struct task *p, int orig_cpu, int dest_cpu);
 void __trace_cpu_idle(int cpu, int state);
 void __trace_cluster_power(int cpu, int cluster, bool on);
@@ -40,6 +42,11 @@ static inline void trace_sched_wakeup(int cpu, const struct task *p, int target_
 {
 	if (trace_on)
 		__trace_sched_wakeup(cpu, p, target_cpu);
+}
+static inline void trace_sched_wakeup_new(int cpu, const struct task *p, int target_cpu)
+{
+	if (trace_on)
+		__trace_sched_wakeup_new(cpu, p, target_cpu);
 }
 static inline void trace_sched_migrate(int cpu, const struct task *p, int orig_cpu, int dest_cpu)
 {

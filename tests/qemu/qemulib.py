@@ -33,7 +33,7 @@ class Run:
 
 
 def boot(board, run=None, append="", stdin_bytes=None, timeout=60, dtb=None,
-         until=None, icount=True, smp=None, debug=False):
+         until=None, icount=True, smp=None, debug=False, mttcg=False):
     """Boot @board. @run: console commands (autorun, then poweroff).
     @stdin_bytes: bytes typed on the console after boot (sent slowly).
     @until: stop as soon as this substring appears (then QEMU is killed).
@@ -41,7 +41,7 @@ def boot(board, run=None, append="", stdin_bytes=None, timeout=60, dtb=None,
     args = append
     if run is not None:
         args = (args + " " + qemu_run.autorun_arg(run.rstrip("; ") + "; poweroff")).strip()
-    cmd = qemu_run.qemu_command(board, args, icount=icount, dtb=dtb, smp=smp, debug=debug)
+    cmd = qemu_run.qemu_command(board, args, icount=icount, dtb=dtb, smp=smp, debug=debug, mttcg=mttcg)
     env = dict(os.environ, QEMU_AUDIO_DRV="none")
     p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                          stderr=subprocess.STDOUT, env=env)

@@ -41,4 +41,24 @@ def test_kernel_fault_panics_all_cpus():
 def test_bad_crash_argument():
     r = boot("vexpress-a9", run="crash; crash nonsense", timeout=60)
     assert r.status == 0, r
-    assert r.output.count("error: usage: crash undef|abort|overflow|kernel") == 2, r
+    assert r.output.count("error: usage: crash undef|abort|overflow|kernel|hang") == 2, r
+
+
+def test_smp_stress_with_parallel_vcpus():
+    # Real parallel vCPUs (no icount): hundreds of tasks sleeping, waking each
+    # other, changing affinity and nice, churning, with pack mode switches and
+    # invariant checks, for 60 s on each board; every token must arrive.
+    for board, seed in (("qemu-tc2", 11), ("vexpress-a9", 12)):
+        r = boot(board, mttcg=True, icount=False, timeout=300, run="stress 60 %d 300" % seed)
+        assert r.status == 0, r
+        m = re.search(r"^stress: seed=%d seconds=60 workers=300 tokens_sent=(\d+) tokens_owed=(\d+) "
+                      r"tokens_consumed=(\d+) lost=0 .* invariant_checks=(\d+)$" % seed, r.output, re.M)
+        assert m, r
+        assert m.group(1) == m.group(2) == m.group(3) and int(m.group(1)) > 1000, r
+        assert int(m.group(4)) >= 10, r
+
+
+def test_watchdog_catches_a_cpu_stuck_with_irqs_off():
+    r = boot("qemu-tc2", run="spawn 2 10000; sleep 50; crash hang", timeout=60, until="stopped the other CPUs")
+    assert re.search(r"^panic: cpu\d: watchdog: cpu0 made no scheduling progress for (\d+) ms \(running console",
+                     r.output, re.M), r

@@ -78,3 +78,15 @@ def test_debug_build_asserts_invariants_under_load():
     assert "panic" not in r.output, r
     assert "lost=0" in r.output and "misplaced=0" in r.output, r
     assert "schedcheck: ok" in r.output, r
+
+
+def test_cpus_that_never_arrive_get_no_tasks():
+    # -smp 3 on a 5-CPU DT: cpu3 and cpu4 stay offline; nothing may be placed there.
+    r = boot("qemu-tc2", smp=3, timeout=120,
+             run="spawn 6 300; schedtest fair 4 300; schedtest light 8 400 100 5000; top 1; schedcheck; "
+                 "stress 2 3 50")
+    assert r.status == 0, r
+    assert "3 of 5 CPUs online" in r.output, r
+    assert re.search(r"^fair: cpu3 busy_pct=0$", r.output, re.M) and re.search(r"^fair: cpu4 busy_pct=0$", r.output, re.M), r
+    assert re.search(r"^light: cpu3 cluster=1 busy_pct=0.00 tasks=0$", r.output, re.M), r
+    assert "schedcheck: ok" in r.output and "lost=0" in r.output, r

@@ -1,0 +1,13 @@
+/*
+ * rt-app workloads: the `rtapp` console command (kernel/rtapp.c), fed by
+ * tools/rtapp, which translates an rt-app JSON file into `rtapp add ...`
+ * commands and one `rtapp run <ms>`. The command format is described at the
+ * top of kernel/rtapp.c.
+ */
+#ifndef KERNEL_RTAPP_H
+#define KERNEL_RTAPP_H
+
+/* Calibrate the "run" work loop and register `rtapp`. */
+void rtapp_commands_register(void);
+
+#endif

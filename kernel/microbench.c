@@ -1,0 +1,1062 @@
+/*
+ * `microbench`: what the scheduler's hot paths cost, measured in the guest
+ * with arch_now_ns() deltas. Under QEMU -icount shift=0 one instruction is
+ * one ns of virtual time, so every figure is an instruction count,
+ * reproducible run to run. tools/bench runs it and writes bench/results.md.
+ *
+ *   microbench [FIG[,FIG...]|all] [tasks=N[,N...]] [reps=R] [cpu=C]
+ *
+ * FIG (each prints one RESULT line per task count, see notes/spec.md):
+ *   ctxsw        yield to yield between tasks pinned to one CPU: window time
+ *                / context switches counted by the run queue (median window)
+ *   wake_local   a task sleeps on a timer of its own CPU; median_ns = timer
+ *                expiry -> task running (idle exit, IRQ, wake-up, switch),
+ *                cb_ns = timer callback (wake_up() called) -> task running
+ *   wake_remote  the timer fires on CPU C, the task sleeps on CPU C2: the
+ *                wake-up goes through the wake list and an IPI
+ *   tick         sched_tick() called directly with IRQs masked
+ *   tick_irq     the whole tick interrupt as a spinning task sees it: gaps in
+ *                its clock reads across exactly one tick, minus a loop trip
+ *   select       wake_up() of a task sleeping on this CPU, pinned here, with
+ *                IRQs masked: select_task_rq() (packing test included) plus
+ *                the local enqueue; the pack test's outcome is printed
+ *   pack         pack_check() alone, on a light sleeping task, from a CPU
+ *                whose buddy is another (idle) CPU when there is one
+ *   pelt         pelt_update() for elapsed times of 100 us .. 10 s, ours
+ *                (impl=o1) and the seeds' per-period loop (impl=seed_loop)
+ *   idle         cpu_idle_enter() .. return, an IPI already pending so the
+ *                WFI ends at once: state=WFI (next timer in 100 us) and the
+ *                state the governor picks for an unbounded sleep
+ *   mem          static sizes: struct task, stack, run queue (no timing)
+ * tasks=N: N tasks on the measured CPU: N-1 background tasks that loop on
+ * task_yield(), plus the measured one (ctxsw: at least one partner).
+ * Default: all FIGs, tasks=1, reps=101. Nothing else should run meanwhile:
+ * under icount every vCPU advances the one virtual clock, so other busy
+ * CPUs would be counted; the measurements keep all other CPUs idle.
+ * Samples are taken with IRQs masked where that isolates the cost (tick,
+ * select, pack, pelt, idle), and the cost of one clock read is subtracted.
+ */
+#include "kernel/microbench.h"
+
+#include "kernel/panic.h"
+
+/* ------------------------------------------------------------ the seeds' loop */
+
+/* Seed 01/16: y ~= 4008 / 4096, applied once per period. */
+static uint64_t seed_decay_load(uint64_t val, uint64_t n)
+{
+	for (; n && val; n--) {
+		val *= 4008;
+		val >>= 12;
+	}
+	return val;
+}
+
+int pelt_update_seed_loop(struct sched_avg *sa, uint64_t now, bool runnable, bool running)
+{
+	uint64_t delta;
+	int64_t delta_w;
+	int decayed = 0;
+
+	delta = now - sa->last_update_ns;
+	if ((int64_t)delta < 0) {
+		sa->last_update_ns = now;
+		return 0;
+	}
+	delta >>= 10;
+	if (!delta)
+		return 0;
+	sa->last_update_ns = now;
+
+	delta_w = sa->runnable_avg_period % 1024;
+	if (delta + (uint64_t)delta_w >= 1024) {
+		decayed = 1;
+		delta_w = 1024 - delta_w;
+		KASSERT((uint64_t)delta_w <= delta);
+		do {
+			if (runnable)
+				sa->runnable_avg_sum += (uint32_t)delta_w;
+			if (running)
+				sa->usage_avg_sum += (uint32_t)delta_w;
+			sa->runnable_avg_period += (uint32_t)delta_w;
+
+			sa->runnable_avg_sum = (uint32_t)seed_decay_load(sa->runnable_avg_sum, 1);
+			sa->usage_avg_sum = (uint32_t)seed_decay_load(sa->usage_avg_sum, 1);
+			sa->runnable_avg_period = (uint32_t)seed_decay_load(sa->runnable_avg_period, 1);
+
+			delta -= (uint64_t)delta_w;
+			delta_w = 1024;
+		} while (delta >= 1024);
+	}
+	if (runnable)
+		sa->runnable_avg_sum += (uint32_t)delta;
+	if (running)
+		sa->usage_avg_sum += (uint32_t)delta;
+	sa->runnable_avg_period += (uint32_t)delta;
+	return decayed;
+}
+
+#ifndef HOST_BUILD
+/* ------------------------------------------------------------ the command (kernel only) */
+#include <stdlib.h>
+#include <string.h>
+
+#include "arch/barrier.h"
+#include "arch/cpu.h"
+#include "arch/ipi.h"
+#include "kernel/energy.h"
+#include "kernel/format.h"
+#include "kernel/idle.h"
+#include "kernel/printk.h"
+#include "kernel/sched.h"
+#include "kernel/sched_internal.h"
+#include "kernel/shell.h"
+#include "kernel/time.h"
+#include "kernel/timer.h"
+#include "kernel/topology.h"
+
+#ifndef BOARD_NAME
+#define BOARD_NAME "host"
+#endif
+
+#define MB_MAX_REPS 1001
+#define MB_MAX_BG 1000
+#define MB_WARM 4			/* samples thrown away first */
+#define MB_MAX_COUNTS 8
+/*
+ * Woken tasks (and the tick_irq spinner) run at nice -20: entitled to
+ * preempt the yielders, so what is timed is the path, not the fair wait.
+ */
+#define WAKEE_NICE NICE_MIN
+/*
+ * Figures whose timed code does not depend on the caller's weight (pelt,
+ * pack, idle) run at nice -20 too: at nice 0 among 999 yielders the task
+ * would get 1/1000 of the CPU and need seconds of virtual time. The tick
+ * and select figures charge the caller's vruntime in the timed code, so
+ * they run at nice 0 like the background.
+ */
+#define BUSY_NICE NICE_MIN
+
+/* One run at a time: everything below is the state of that run. */
+static struct {
+	int cpu, cpu2;			/* measured CPU; the remote CPU */
+	unsigned reps;
+	int tasks;			/* N of tasks=N */
+	uint64_t ovh;			/* one arch_now_ns() call */
+	unsigned n;			/* samples taken */
+	/* wake-ups */
+	struct task *volatile w;
+	struct timer tm;
+	volatile uint64_t t_irq, t_run;
+	volatile unsigned done;
+	volatile bool stop;
+	volatile bool go_bg;		/* the measured task is ready for its background */
+	int local_bg;			/* background tasks the measured task creates itself */
+	int nice;			/* the measured task's nice once its background runs */
+	bool failed;
+	char extra[256];		/* figure-specific fields */
+} mb;
+
+static uint64_t sa_[MB_MAX_REPS], sb_[MB_MAX_REPS], sc_[MB_MAX_REPS];
+
+static struct {
+	volatile bool stop;
+	volatile int started;
+	volatile int want;		/* how many will start */
+	volatile int n;			/* created so far */
+	struct task *t[MB_MAX_BG];
+} bg;
+
+static bool mb_busy;
+
+struct stats {
+	unsigned n;
+	uint64_t min, med, p90, max;
+};
+
+static void sort_u64(uint64_t *v, unsigned n)
+{
+	/* Shell sort: n <= MB_MAX_REPS. */
+	for (unsigned gap = n / 2; gap > 0; gap /= 2)
+		for (unsigned i = gap; i < n; i++) {
+			uint64_t x = v[i];
+			unsigned j = i;
+
+			for (; j >= gap && v[j - gap] > x; j -= gap)
+				v[j] = v[j - gap];
+			v[j] = x;
+		}
+}
+
+static struct stats stats_of(uint64_t *v, unsigned n)
+{
+	struct stats s = { 0, 0, 0, 0, 0 };
+
+	if (n == 0)
+		return s;
+	sort_u64(v, n);
+	s.n = n;
+	s.min = v[0];
+	s.med = v[n / 2];
+	s.p90 = v[(n * 9) / 10 < n ? (n * 9) / 10 : n - 1];
+	s.max = v[n - 1];
+	return s;
+}
+
+static uint64_t sub_sat(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : 0;
+}
+
+/* Median cost of one arch_now_ns() (the difference of two back-to-back reads). */
+static uint64_t clock_overhead(void)
+{
+	unsigned n = 63;
+
+	for (unsigned i = 0; i < n; i++) {
+		unsigned long flags = arch_irq_save();
+		uint64_t t0 = arch_now_ns(), t1 = arch_now_ns();
+
+		arch_irq_restore(flags);
+		sc_[i] = t1 - t0;
+	}
+	return stats_of(sc_, n).med;
+}
+
+static void result(const char *fig, const struct stats *s, const char *extra,
+		   const struct energy_snapshot *from)
+{
+	static char line[1024];
+	struct energy_snapshot to;
+	int n;
+
+	energy_take_snapshot(&to);
+	n = ksnprintf(line, sizeof(line),
+		      "RESULT bench=microbench board=%s pack=%s fig=%s tasks=%d cpu=%d n=%u median_ns=%llu "
+		      "min_ns=%llu p90_ns=%llu max_ns=%llu%s%s ",
+		      BOARD_NAME, pack_mode_name(sched_topo.pack), fig, mb.tasks, mb.cpu, s->n,
+		      (unsigned long long)s->med, (unsigned long long)s->min, (unsigned long long)s->p90,
+		      (unsigned long long)s->max, extra && *extra ? " " : "", extra ? extra : "");
+	if (n < (int)sizeof(line))
+		energy_result_fields(line + n, sizeof(line) - (size_t)n, from, &to);
+	kprintf("%s\n", line);
+}
+
+/* ------------------------------------------------------------ helpers */
+
+static struct task *spawn(const char *name, void (*fn)(void *), void *arg, int nice, uint32_t mask)
+{
+	struct task *t = task_create(name, fn, arg, nice, mask);
+
+	if (!t) {
+		kprintf("error: microbench: no task slot for %s\n", name);
+		mb.failed = true;
+	}
+	return t;
+}
+
+static void bg_fn(void *arg)
+{
+	(void)arg;
+	__atomic_add_fetch(&bg.started, 1, __ATOMIC_RELAXED);
+	while (!READ_ONCE(bg.stop))
+		task_yield();
+}
+
+static void bg_reset(void)
+{
+	bg.stop = false;
+	bg.started = 0;
+	bg.n = 0;
+	bg.want = 0;
+}
+
+/* @n background yielders pinned to @cpu (bg.want already says n). */
+static bool bg_start(int cpu, int n)
+{
+	for (int i = 0; i < n && i < MB_MAX_BG; i++) {
+		bg.t[i] = spawn("mb-bg", bg_fn, NULL, 0, 1u << cpu);
+		if (!bg.t[i]) {
+			WRITE_ONCE(bg.want, bg.n);	/* let the measured task go on */
+			return false;
+		}
+		bg.n++;
+	}
+	return true;
+}
+
+static void bg_stop(void)
+{
+	WRITE_ONCE(bg.stop, true);
+	for (int i = 0; i < bg.n; i++)
+		task_join(bg.t[i]);
+	bg.n = 0;
+}
+
+/*
+ * The measured task calls this once its own set-up is done: the background
+ * tasks are created then, and it sleeps until they are all queued, then a
+ * little more. Not until they have all run once: a new task starts a slice
+ * (0.75 ms with many tasks) of vruntime behind those already there, so the
+ * last of 999 yielders created one after the other (each running ~1 us at
+ * a time) would first run ~0.75 s later. Late ones wait in the tree, which
+ * is what counts: the run queue holds them all. Sleeping, not yielding:
+ * a task that yields through the creation builds up vruntime that 999
+ * yielders then take seconds to catch up with; a sleeper comes back with
+ * the sleeper's credit.
+ */
+static void bg_wait(void)
+{
+	WRITE_ONCE(mb.go_bg, true);
+	while (READ_ONCE(bg.n) < READ_ONCE(bg.want))
+		task_sleep_ns(20 * NSEC_PER_USEC);
+	if (READ_ONCE(bg.want))
+		task_sleep_ns(200 * NSEC_PER_USEC);
+	/* Created at nice -20 (see run_on); from here on at the figure's nice. */
+	task_set_nice(current_task(), mb.nice);
+}
+
+static bool asleep(const struct task *t)
+{
+	return t && READ_ONCE(t->state) == TASK_SLEEPING && !READ_ONCE(t->on_rq) &&
+	       READ_ONCE(cpu_rq(t->cpu)->curr) != t;
+}
+
+/* A task that blocks until woken, and exits once woken with mb.stop set. */
+static void blocker_fn(void *arg)
+{
+	(void)arg;
+	mb.w = current_task();
+	for (;;) {
+		set_current_sleeping();
+		sched_block();
+		mb.t_run = arch_now_ns();
+		mb.done++;
+		if (READ_ONCE(mb.stop))
+			break;
+	}
+}
+
+static void blocker_stop(struct task *w)
+{
+	WRITE_ONCE(mb.stop, true);
+	while (!asleep(w))
+		task_sleep_ns(10 * NSEC_PER_USEC);
+	wake_up(w);
+	task_join(w);
+}
+
+static unsigned argmax(const uint64_t *a, const uint64_t *b, unsigned n)
+{
+	unsigned best = 0;
+
+	for (unsigned i = 1; i < n; i++)
+		if (b[i] - a[i] > b[best] - a[best])
+			best = i;
+	return best;
+}
+
+/* ------------------------------------------------------------ ctxsw */
+
+/*
+ * The yielders are created here, by the measured task on its own CPU with
+ * IRQs on but at nice -20 for the while: each new task is placed a slice
+ * ahead of min_vruntime, which is (about) ours; at nice -20 our vruntime
+ * hardly moves while we create, so they all start within ~60 us of
+ * vruntime of one another and the round robin soon includes all of them.
+ * (Created one by one from another CPU, they spread over milliseconds and
+ * only a few would take turns for a long while.)
+ */
+static void ctxsw_fn(void *arg)
+{
+	struct rq *rq = cpu_rq(mb.cpu);
+	struct task *self = current_task();
+	unsigned nbg = (unsigned)mb.local_bg, ntasks = nbg + 1, k = 4000 / ntasks, n = 0, round = 0;
+	unsigned windows = mb.reps < 21 ? mb.reps : 21;
+	uint64_t until;
+
+	(void)arg;
+	if (k < 4)
+		k = 4;
+	task_set_nice(self, NICE_MIN);
+	bg.want = (int)nbg;
+	for (unsigned i = 0; i < nbg; i++) {
+		bg.t[i] = spawn("mb-bg", bg_fn, NULL, 0, 1u << mb.cpu);
+		if (!bg.t[i])
+			break;
+		bg.n++;
+	}
+	task_set_nice(self, 0);
+	WRITE_ONCE(mb.go_bg, true);
+	/* Yield until one of our yields lets (nearly) every task run once. */
+	until = arch_now_ns() + 500 * NSEC_PER_MSEC;
+	while (arch_now_ns() < until) {
+		uint64_t s0 = READ_ONCE(rq->nr_switches);
+
+		task_yield();
+		round = (unsigned)(READ_ONCE(rq->nr_switches) - s0);
+		if (round * 10 >= ntasks * 9)
+			break;
+	}
+	for (unsigned r = 0; r < windows + 10 && n < windows; r++) {
+		uint64_t s0 = READ_ONCE(rq->nr_switches), t0 = arch_now_ns(), t1, sw;
+
+		for (unsigned i = 0; i < k; i++)
+			task_yield();
+		t1 = arch_now_ns();
+		sw = READ_ONCE(rq->nr_switches) - s0;
+		if (sw < k)	/* we kept the CPU: not a round robin window */
+			continue;
+		sa_[n] = (t1 - t0) / sw;
+		sb_[n] = sw;
+		n++;
+	}
+	mb.n = n;
+	ksnprintf(mb.extra, sizeof(mb.extra), "yields_per_window=%u switches_per_window=%llu "
+		  "switches_per_round=%u", k, (unsigned long long)stats_of(sb_, n).med, round);
+}
+
+/* ------------------------------------------------------------ wake-ups */
+
+static void wake_cb(struct timer *t)
+{
+	(void)t;
+	mb.t_irq = arch_now_ns();
+	wake_up(mb.w);
+}
+
+static uint64_t next_deadline(unsigned i)
+{
+	/*
+	 * 20..29 us ahead, varied so the samples do not phase-lock with
+	 * anything, plus 100 ns per task on the CPU: the sleeper then uses
+	 * well under its share of the CPU and keeps the sleeper's claim to
+	 * preempt (else, behind 999 others, it waits its fair turn: ~1.4 ms).
+	 */
+	return arch_now_ns() + 20 * NSEC_PER_USEC + (i % 8) * 1250 + (uint64_t)mb.tasks * 100;
+}
+
+static void wake_local_fn(void *arg)
+{
+	unsigned j = 0;
+
+	(void)arg;
+	mb.w = current_task();
+	bg_wait();
+	for (unsigned i = 0; i < mb.reps + MB_WARM; i++) {
+		uint64_t d = next_deadline(i), now;
+		unsigned long flags = arch_irq_save();
+
+		timer_setup(&mb.tm, wake_cb, NULL);
+		mb.t_irq = 0;
+		set_current_sleeping();
+		timer_arm(&mb.tm, d);
+		arch_irq_restore(flags);
+		sched_block();
+		now = arch_now_ns();
+		if (mb.t_irq == 0) {	/* not our wake-up: should not happen */
+			timer_cancel(&mb.tm);
+			continue;
+		}
+		if (i >= MB_WARM && j < MB_MAX_REPS) {
+			sa_[j] = now - d;
+			sb_[j] = now - mb.t_irq;
+			sc_[j] = mb.t_irq - d;
+			j++;
+		}
+	}
+	mb.n = j;
+}
+
+/* On mb.cpu: the timer's CPU. The sleeper (blocker_fn) is on mb.cpu2. */
+static void wake_remote_fn(void *arg)
+{
+	unsigned j = 0;
+
+	(void)arg;
+	bg_wait();
+	while (!asleep(mb.w))
+		task_sleep_ns(10 * NSEC_PER_USEC);
+	for (unsigned i = 0; i < mb.reps + MB_WARM; i++) {
+		unsigned done0;
+		uint64_t d;
+		unsigned long flags;
+
+		while (!asleep(mb.w))
+			task_sleep_ns(5 * NSEC_PER_USEC);
+		done0 = mb.done;
+		mb.t_irq = 0;
+		d = next_deadline(i);
+		flags = arch_irq_save();
+		timer_setup(&mb.tm, wake_cb, NULL);
+		timer_arm(&mb.tm, d);
+		arch_irq_restore(flags);
+		task_sleep_until(d + 20 * NSEC_PER_USEC);
+		while (READ_ONCE(mb.done) == done0)
+			task_sleep_ns(5 * NSEC_PER_USEC);
+		if (i >= MB_WARM && j < MB_MAX_REPS && mb.t_irq) {
+			sa_[j] = mb.t_run - d;
+			sb_[j] = mb.t_run - mb.t_irq;
+			sc_[j] = mb.t_irq - d;
+			j++;
+		}
+	}
+	mb.n = j;
+}
+
+/* ------------------------------------------------------------ tick */
+
+static void tick_direct_fn(void *arg)
+{
+	(void)arg;
+	bg_wait();
+	for (unsigned i = 0; i < mb.reps + MB_WARM; i++) {
+		unsigned long flags = arch_irq_save();
+		uint64_t t0 = arch_now_ns(), t1;
+
+		sched_tick();
+		t1 = arch_now_ns();
+		arch_irq_restore(flags);
+		if (i >= MB_WARM)
+			sa_[i - MB_WARM] = sub_sat(t1 - t0, mb.ovh);
+	}
+	mb.n = mb.reps;
+	/*
+	 * Each call moved this CPU's tick one period on: sleep past it, so the
+	 * next figure starts with a normal tick (an idle CPU restarts it).
+	 */
+	task_sleep_ns((uint64_t)(mb.reps + MB_WARM + 2) * (NSEC_PER_SEC / sched_hz));
+}
+
+static void tick_irq_fn(void *arg)
+{
+	struct rq *rq = cpu_rq(mb.cpu);
+	struct task *self = current_task();
+	uint64_t prev, end, tk0, sw0, last_gap = 0, quiet_ns = 0, quiet_n = 0, min_gap = UINT64_MAX;
+	unsigned n = 0;
+
+	(void)arg;
+	bg_wait();
+	prev = arch_now_ns();
+	end = prev + (uint64_t)(mb.reps + 10) * 4 * (NSEC_PER_SEC / sched_hz);
+	tk0 = READ_ONCE(rq->ticks);
+	sw0 = READ_ONCE(self->nr_switches);
+	while (n < mb.reps + MB_WARM) {
+		/* Counts first, then the clock: a tick the counts show is in this trip's gap... */
+		uint64_t tk = READ_ONCE(rq->ticks), sw = READ_ONCE(self->nr_switches), t = arch_now_ns();
+		uint64_t gap = t - prev;
+
+		if (tk != tk0 || sw != sw0) {
+			/*
+			 * ... or, if it came between the last trip's count reads and
+			 * its clock read, in the last trip's gap. Exactly one tick and
+			 * no switch: the gap is the tick's.
+			 */
+			if (tk == tk0 + 1 && sw == sw0) {
+				if (n >= MB_WARM)
+					sa_[n - MB_WARM] = gap > last_gap ? gap : last_gap;
+				n++;
+			}
+			tk0 = tk;
+			sw0 = sw;
+			gap = 0;	/* not a quiet trip, nor the next one's predecessor */
+		} else {
+			if (gap < min_gap)
+				min_gap = gap;
+			if (gap < 4 * min_gap + 20) {
+				quiet_ns += gap;
+				quiet_n++;
+			}
+		}
+		last_gap = gap;
+		prev = t;
+		if (t > end)
+			break;
+	}
+	mb.n = n > MB_WARM ? n - MB_WARM : 0;
+	/* One loop trip without an interrupt (mean: the clock ticks in 10-16 ns steps). */
+	mb.ovh = quiet_n ? quiet_ns / quiet_n : 0;
+	for (unsigned i = 0; i < mb.n; i++)
+		sa_[i] = sub_sat(sa_[i], mb.ovh);
+	ksnprintf(mb.extra, sizeof(mb.extra), "loop_trip_ns=%llu", (unsigned long long)mb.ovh);
+}
+
+/* ------------------------------------------------------------ select / pack */
+
+static void select_fn(void *arg)
+{
+	struct rq *rq = cpu_rq(mb.cpu);
+	uint64_t st0[PACK_NR_REASONS], st1[PACK_NR_REASONS];
+	struct task *w;
+	unsigned why;
+
+	(void)arg;
+	mb.w = NULL;
+	w = spawn("mb-wakee", blocker_fn, NULL, WAKEE_NICE, 1u << mb.cpu);
+	if (!w) {
+		bg_wait();
+		return;
+	}
+	while (!asleep(w))
+		task_yield();
+	/* Let its average decay to a light task's (it starts one period busy). */
+	task_sleep_ns(10 * NSEC_PER_MSEC);
+	bg_wait();
+	memcpy(st0, rq->pack_stats, sizeof(st0));
+	for (unsigned i = 0; i < mb.reps + MB_WARM; i++) {
+		unsigned long flags;
+		uint64_t t0, t1;
+
+		while (!asleep(w))
+			task_yield();
+		flags = arch_irq_save();
+		t0 = arch_now_ns();
+		wake_up(w);
+		t1 = arch_now_ns();
+		arch_irq_restore(flags);
+		if (i >= MB_WARM)
+			sa_[i - MB_WARM] = sub_sat(t1 - t0, mb.ovh);
+		task_yield();
+	}
+	memcpy(st1, rq->pack_stats, sizeof(st1));
+	mb.n = mb.reps;
+	why = argmax(st0, st1, PACK_NR_REASONS);
+	ksnprintf(mb.extra, sizeof(mb.extra), "pack_test=%s buddy=%d", pack_reason_names[why],
+		  sched_topo.pack_buddy[mb.cpu]);
+	blocker_stop(w);
+}
+
+static void pack_fn(void *arg)
+{
+	int ncpu = sched_nr_cpus(), from = mb.cpu, buddy, target = -1;
+	unsigned batch = 16, reps = mb.reps < 51 ? mb.reps : 51;
+	enum pack_reason why = PACK_NO_BUDDY;
+	struct task *w;
+
+	(void)arg;
+	mb.w = NULL;
+	w = spawn("mb-wakee", blocker_fn, NULL, 0, ncpu >= 32 ? ~0u : (1u << ncpu) - 1);
+	if (!w) {
+		bg_wait();
+		return;
+	}
+	while (!asleep(w))
+		task_sleep_ns(10 * NSEC_PER_USEC);
+	task_sleep_ns(10 * NSEC_PER_MSEC);
+	bg_wait();
+	/* Prefer a CPU whose buddy is another CPU, idle: the full test, ending in "packed". */
+	for (int c = 0; c < ncpu; c++) {
+		int b = sched_topo.pack_buddy[c];
+
+		if (b >= 0 && b < ncpu && b != c && b != mb.cpu && cpu_idle_now(b)) {
+			from = c;
+			break;
+		}
+	}
+	buddy = sched_topo.pack_buddy[from];
+	for (unsigned r = 0; r < reps; r++) {
+		unsigned long flags = arch_irq_save();
+		uint64_t t0 = arch_now_ns(), t1;
+
+		for (unsigned b = 0; b < batch; b++)
+			why = pack_check(w, from, &target);
+		t1 = arch_now_ns();
+		arch_irq_restore(flags);
+		sa_[r] = sub_sat(t1 - t0, mb.ovh) / batch;
+	}
+	mb.n = reps;
+	ksnprintf(mb.extra, sizeof(mb.extra), "from_cpu=%d buddy=%d outcome=%s batch=%u", from, buddy,
+		  pack_reason_names[why], batch);
+	blocker_stop(w);
+}
+
+/* ------------------------------------------------------------ PELT */
+
+static const uint32_t pelt_elapsed_us[] = { 100, 1000, 10000, 100000, 1000000, 10000000 };
+#define NR_ELAPSED (sizeof(pelt_elapsed_us) / sizeof(pelt_elapsed_us[0]))
+
+static uint64_t pelt_per_call[2][NR_ELAPSED][3];	/* [impl][elapsed]{med, min, max} */
+
+static void pelt_fn(void *arg)
+{
+	(void)arg;
+	bg_wait();
+	for (int impl = 0; impl < 2; impl++)
+		for (unsigned e = 0; e < NR_ELAPSED; e++) {
+			uint64_t dt = (uint64_t)pelt_elapsed_us[e] * NSEC_PER_USEC, t = 0;
+			bool slow = impl == 1 && pelt_elapsed_us[e] >= 100000;
+			unsigned batch = slow ? 2 : 32, reps = slow ? 11 : (mb.reps < 51 ? mb.reps : 51);
+			struct sched_avg sa;
+			struct stats s;
+
+			pelt_init(&sa, 0);
+			for (int i = 0; i < 40; i++) {	/* some history, as a live entity has */
+				t += 700 * NSEC_PER_USEC + (uint64_t)i * 3000;
+				if (impl)
+					pelt_update_seed_loop(&sa, t, true, i & 1);
+				else
+					pelt_update(&sa, t, true, i & 1);
+			}
+			for (unsigned r = 0; r < reps; r++) {
+				unsigned long flags = arch_irq_save();
+				uint64_t t0 = arch_now_ns(), t1;
+
+				for (unsigned b = 0; b < batch; b++) {
+					t += dt;
+					if (impl)
+						pelt_update_seed_loop(&sa, t, true, b & 1);
+					else
+						pelt_update(&sa, t, true, b & 1);
+				}
+				t1 = arch_now_ns();
+				arch_irq_restore(flags);
+				sa_[r] = sub_sat(t1 - t0, mb.ovh) / batch;
+			}
+			s = stats_of(sa_, reps);
+			pelt_per_call[impl][e][0] = s.med;
+			pelt_per_call[impl][e][1] = s.min;
+			pelt_per_call[impl][e][2] = s.max;
+		}
+}
+
+/* ------------------------------------------------------------ idle */
+
+static int idle_state_of[2];
+
+static void idle_fn(void *arg)
+{
+	struct cpu_idle *ci = cpu_idle_of(mb.cpu);
+	struct idle_gov saved = ci->gov;
+
+	(void)arg;
+	bg_wait();
+	for (int deep = 0; deep < 2; deep++) {
+		uint64_t u0[IDLE_MAX_STATES], u1[IDLE_MAX_STATES];
+		uint64_t *out = deep ? sb_ : sa_;
+
+		memcpy(u0, ci->usage, sizeof(u0));
+		for (unsigned i = 0; i < mb.reps + MB_WARM; i++) {
+			unsigned long flags = arch_irq_save();
+			uint64_t t0, t1;
+
+			ci->gov = saved;	/* the same prediction every time, and none learnt from us */
+			arch_send_reschedule(mb.cpu);	/* pending: the WFI returns at once */
+			t0 = arch_now_ns();
+			cpu_idle_enter(mb.cpu, deep ? TIMER_NEVER : t0 + 100 * NSEC_PER_USEC);
+			t1 = arch_now_ns();
+			arch_irq_restore(flags);
+			if (i >= MB_WARM)
+				out[i - MB_WARM] = sub_sat(t1 - t0, mb.ovh);
+		}
+		memcpy(u1, ci->usage, sizeof(u1));
+		idle_state_of[deep] = (int)argmax(u0, u1, (unsigned)ci->nr_states);
+	}
+	ci->gov = saved;
+	mb.n = mb.reps;
+}
+
+/* ------------------------------------------------------------ driver */
+
+enum fig { F_CTXSW, F_WAKE_LOCAL, F_WAKE_REMOTE, F_TICK, F_TICK_IRQ, F_SELECT, F_PACK, F_PELT, F_IDLE,
+	   F_MEM, F_NR };
+static const char *const fig_names[F_NR] = {
+	"ctxsw", "wake_local", "wake_remote", "tick", "tick_irq", "select", "pack", "pelt", "idle", "mem",
+};
+
+/*
+ * Run @fn pinned to @cpu with @nbg background yielders on @bg_cpu; join
+ * everything. The measured task is created first, at nice -20, and
+ * switches to @nice in bg_wait(): a new task starts a slice of vruntime
+ * behind min_vruntime (6 ms when alone at nice 0), which 999 yielders that
+ * run ~1 us at a time would take seconds to catch up with; at nice -20 the
+ * slice is ~1/87 of that in vruntime.
+ */
+static bool run_on(int cpu, void (*fn)(void *), int nice, int bg_cpu, int nbg)
+{
+	struct task *t;
+
+	mb.failed = false;
+	mb.extra[0] = '\0';
+	mb.n = 0;
+	bg_reset();
+	bg.want = nbg;
+	mb.go_bg = false;
+	mb.nice = nice;
+	t = spawn("microbench", fn, NULL, NICE_MIN, 1u << cpu);
+	if (t) {
+		while (!READ_ONCE(mb.go_bg) && READ_ONCE(t->state) != TASK_EXITED)
+			task_sleep_ns(10 * NSEC_PER_USEC);
+		bg_start(bg_cpu, nbg);
+		task_join(t);
+	}
+	bg_stop();
+	return t && !mb.failed;
+}
+
+/* The CPU select measures on: one that is its own pack buddy (the whole test), else @dflt. */
+static int self_buddy_cpu(int dflt)
+{
+	for (int c = 1; c < sched_nr_cpus(); c++)
+		if (sched_topo.pack_buddy[c] == c)
+			return c;
+	if (sched_nr_cpus() > 0 && sched_topo.pack_buddy[0] == 0)
+		return 0;
+	return dflt;
+}
+
+static void run_fig(enum fig f, int cpu, int tasks)
+{
+	struct energy_snapshot from;
+	struct stats s;
+	int nbg = tasks - 1;
+	char extra[320];
+
+	mb.tasks = tasks;
+	mb.cpu = cpu;
+	mb.cpu2 = (cpu + 1) % sched_nr_cpus();
+	mb.stop = false;
+	mb.w = NULL;
+	mb.done = 0;
+	energy_take_snapshot(&from);
+	switch (f) {
+	case F_CTXSW:
+		mb.local_bg = nbg < 1 ? 1 : nbg;	/* ctxsw_fn creates its own partners */
+		if (!run_on(cpu, ctxsw_fn, 0, cpu, 0))
+			break;
+		s = stats_of(sa_, mb.n);
+		result("ctxsw", &s, mb.extra, &from);
+		break;
+	case F_WAKE_LOCAL:
+	case F_WAKE_REMOTE: {
+		bool remote = f == F_WAKE_REMOTE;
+		struct stats cb, irq;
+		struct task *w = NULL;
+
+		if (remote) {
+			if (sched_nr_cpus() < 2)
+				break;
+			w = spawn("mb-sleeper", blocker_fn, NULL, WAKEE_NICE, 1u << mb.cpu2);
+			if (!w)
+				break;
+			if (!run_on(cpu, wake_remote_fn, 0, mb.cpu2, nbg)) {
+				blocker_stop(w);
+				break;
+			}
+			blocker_stop(w);
+		} else if (!run_on(cpu, wake_local_fn, WAKEE_NICE, cpu, nbg)) {
+			break;
+		}
+		s = stats_of(sa_, mb.n);
+		cb = stats_of(sb_, mb.n);
+		irq = stats_of(sc_, mb.n);
+		ksnprintf(extra, sizeof(extra), "cb_median_ns=%llu cb_min_ns=%llu cb_max_ns=%llu "
+			  "expiry_to_cb_median_ns=%llu target_cpu=%d",
+			  (unsigned long long)cb.med, (unsigned long long)cb.min, (unsigned long long)cb.max,
+			  (unsigned long long)irq.med, remote ? mb.cpu2 : cpu);
+		result(fig_names[f], &s, extra, &from);
+		break;
+	}
+	case F_TICK:
+		if (!run_on(cpu, tick_direct_fn, 0, cpu, nbg))
+			break;
+		s = stats_of(sa_, mb.n);
+		result("tick", &s, "", &from);
+		break;
+	case F_TICK_IRQ:
+		if (!run_on(cpu, tick_irq_fn, WAKEE_NICE, cpu, nbg))
+			break;
+		s = stats_of(sa_, mb.n);
+		result("tick_irq", &s, mb.extra, &from);
+		break;
+	case F_SELECT:
+		mb.cpu = self_buddy_cpu(cpu);
+		if (!run_on(mb.cpu, select_fn, 0, mb.cpu, nbg))
+			break;
+		s = stats_of(sa_, mb.n);
+		result("select", &s, mb.extra, &from);
+		break;
+	case F_PACK:
+		if (!run_on(cpu, pack_fn, BUSY_NICE, cpu, nbg))
+			break;
+		s = stats_of(sa_, mb.n);
+		result("pack", &s, mb.extra, &from);
+		break;
+	case F_PELT:
+		if (!run_on(cpu, pelt_fn, BUSY_NICE, cpu, nbg))
+			break;
+		for (int impl = 0; impl < 2; impl++)
+			for (unsigned e = 0; e < NR_ELAPSED; e++) {
+				struct stats p = { 0, pelt_per_call[impl][e][1], pelt_per_call[impl][e][0], 0,
+						   pelt_per_call[impl][e][2] };
+
+				p.n = impl == 1 && pelt_elapsed_us[e] >= 100000 ? 11 : (mb.reps < 51 ? mb.reps : 51);
+				p.p90 = p.max;
+				ksnprintf(extra, sizeof(extra), "impl=%s elapsed_us=%u", impl ? "seed_loop" : "o1",
+					  (unsigned)pelt_elapsed_us[e]);
+				result("pelt", &p, extra, &from);
+			}
+		break;
+	case F_IDLE: {
+		const struct cpu_idle *ci = cpu_idle_of(cpu);
+
+		if (!run_on(cpu, idle_fn, BUSY_NICE, cpu, nbg))
+			break;
+		for (int deep = 0; deep < 2; deep++) {
+			s = stats_of(deep ? sb_ : sa_, mb.n);
+			ksnprintf(extra, sizeof(extra), "sleep=%s state=%s", deep ? "unbounded" : "100us",
+				  ci->states[idle_state_of[deep]].name);
+			result("idle", &s, extra, &from);
+		}
+		break;
+	}
+	case F_MEM:
+		s = (struct stats){ 1, 0, 0, 0, 0 };
+		ksnprintf(extra, sizeof(extra),
+			  "task_struct_bytes=%u task_stack_bytes=%u task_guard_bytes=%u max_tasks=%u "
+			  "rq_bytes=%u timer_slot_bytes=%u timers_per_cpu=%u nr_cpus=%d",
+			  (unsigned)sizeof(struct task), (unsigned)TASK_STACK_SIZE,
+#ifdef TASK_GUARD_SIZE
+			  (unsigned)TASK_GUARD_SIZE,
+#else
+			  0u,
+#endif
+			  (unsigned)MAX_TASKS, (unsigned)sizeof(struct rq), (unsigned)sizeof(struct timer *),
+			  (unsigned)TIMERS_PER_CPU, sched_nr_cpus());
+		result("mem", &s, extra, &from);
+		break;
+	default:
+		break;
+	}
+	if (mb.failed)
+		kprintf("error: microbench: %s tasks=%d did not complete\n", fig_names[f], tasks);
+}
+
+static bool parse_list(const char *s, int *out, int max, int *n, int lo, int hi)
+{
+	*n = 0;
+	while (*s) {
+		char *end;
+		long v = strtol(s, &end, 10);
+
+		if (end == s || v < lo || v > hi || *n >= max)
+			return false;
+		out[(*n)++] = (int)v;
+		s = end;
+		if (*s == ',')
+			s++;
+		else if (*s)
+			return false;
+	}
+	return *n > 0;
+}
+
+static int cmd_microbench(int argc, char **argv)
+{
+	bool want[F_NR] = { false };
+	int tasks[MB_MAX_COUNTS] = { 1 }, ntasks = 1, cpu = sched_nr_cpus() > 1 ? 1 : 0;
+	unsigned long reps = 101;
+	bool any = false;
+	int rc = 0;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (strncmp(a, "tasks=", 6) == 0) {
+			if (!parse_list(a + 6, tasks, MB_MAX_COUNTS, &ntasks, 1, MB_MAX_BG)) {
+				kprintf("error: microbench: tasks= takes counts 1..%d separated by ','\n", MB_MAX_BG);
+				return 1;
+			}
+		} else if (strncmp(a, "reps=", 5) == 0) {
+			char *end;
+
+			reps = strtoul(a + 5, &end, 10);
+			if (*end || reps < 5 || reps > MB_MAX_REPS - MB_WARM) {
+				kprintf("error: microbench: reps= takes 5..%d\n", MB_MAX_REPS - MB_WARM);
+				return 1;
+			}
+		} else if (strncmp(a, "cpu=", 4) == 0) {
+			char *end;
+			long c = strtol(a + 4, &end, 10);
+
+			if (*end || c < 0 || c >= sched_nr_cpus()) {
+				kprintf("error: microbench: cpu= takes 0..%d\n", sched_nr_cpus() - 1);
+				return 1;
+			}
+			cpu = (int)c;
+		} else {
+			char list[128];
+			char *p = list;
+
+			if (strlen(a) >= sizeof(list)) {
+				kprintf("error: microbench: argument too long\n");
+				return 1;
+			}
+			strcpy(list, a);
+			while (p && *p) {
+				char *comma = strchr(p, ',');
+				int f;
+
+				if (comma)
+					*comma = '\0';
+				if (strcmp(p, "all") == 0) {
+					for (f = 0; f < F_NR; f++)
+						want[f] = true;
+				} else {
+					for (f = 0; f < F_NR && strcmp(p, fig_names[f]) != 0; f++)
+						;
+					if (f == F_NR) {
+						kprintf("error: microbench: unknown figure '%s' (all ctxsw wake_local "
+							"wake_remote tick tick_irq select pack pelt idle mem)\n", p);
+						return 1;
+					}
+					want[f] = true;
+				}
+				any = true;
+				p = comma ? comma + 1 : NULL;
+			}
+		}
+	}
+	if (!any)
+		for (int f = 0; f < F_NR; f++)
+			want[f] = true;
+	if (mb_busy) {
+		kprintf("error: microbench: already running\n");
+		return 1;
+	}
+	mb_busy = true;
+	mb.reps = (unsigned)reps;
+	mb.cpu = cpu;
+	mb.ovh = clock_overhead();
+	kprintf("microbench: board=%s cpu=%d reps=%u clock_read_ns=%llu\n", BOARD_NAME, cpu, mb.reps,
+		(unsigned long long)mb.ovh);
+	for (int t = 0; t < ntasks; t++)
+		for (int f = 0; f < F_NR; f++) {
+			if (!want[f] || (f == F_MEM && t > 0))
+				continue;
+			mb.ovh = clock_overhead();
+			run_fig((enum fig)f, cpu, tasks[t]);
+			if (mb.failed)
+				rc = 1;
+		}
+	mb_busy = false;
+	return rc;
+}
+
+static const struct shell_cmd commands[] = {
+	{ "microbench", "[FIG,...|all] [tasks=N,...] [reps=R] [cpu=C]",
+	  "scheduler costs in ns (= instructions under icount)", cmd_microbench },
+};
+
+void microbench_commands_register(void)
+{
+	for (unsigned i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		shell_register(&commands[i]);
+}
+
+#else /* HOST_BUILD */
+
+void microbench_commands_register(void)
+{
+}
+
+#endif

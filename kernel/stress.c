@@ -1,0 +1,283 @@
+/*
+ * `stress <seconds> [seed] [workers]`: SMP stress of the scheduler, meant
+ * for QEMU with real parallel vCPUs (-accel tcg,thread=multi) as well as
+ * icount runs. Workers send each other tokens (a counter bump, then
+ * wake_up) and consume theirs with task_wait_until(), while they sleep for
+ * random times, change their own nice and each other's affinity; a churn
+ * task keeps creating and reaping short-lived tasks; another switches the
+ * pack mode; another checks the scheduler invariants. At the end every
+ * worker must consume exactly the tokens it was sent: a lost wake-up leaves
+ * a worker asleep with tokens pending, which the supervisor reports.
+ */
+#include <stdlib.h>
+
+#include "arch/barrier.h"
+#include "kernel/printk.h"
+#include "kernel/sched.h"
+#include "kernel/shell.h"
+#include "kernel/time.h"
+#include "kernel/topology.h"
+
+#define STRESS_MAX_WORKERS 400
+#define DRAIN_TIMEOUT_NS (10ull * NSEC_PER_SEC)
+
+struct worker {
+	struct task *task;
+	uint32_t rng;
+	volatile uint32_t pending;	/* tokens sent, not yet consumed */
+	volatile uint32_t owed;		/* tokens sent in total */
+	uint32_t consumed;
+	uint32_t sent, affinity_changes, nice_changes, sleeps;
+};
+
+static struct {
+	struct worker w[STRESS_MAX_WORKERS];
+	int nr;
+	uint64_t end_ns;
+	uint32_t all_mask;
+	volatile uint32_t go;			/* every worker exists: start */
+	volatile uint32_t stop;			/* helpers stop */
+	volatile uint32_t done_sending, finished;
+	volatile uint32_t churned, pack_switches, checks;
+	bool running;
+} st;
+
+static uint32_t xorshift(uint32_t *s)
+{
+	uint32_t x = *s;
+
+	x ^= x << 13;
+	x ^= x >> 17;
+	x ^= x << 5;
+	return *s = x ? x : 1;
+}
+
+static void send_token(struct worker *to)
+{
+	__atomic_fetch_add(&to->owed, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&to->pending, 1, __ATOMIC_RELEASE);
+	wake_up(to->task);
+}
+
+static void consume(struct worker *me, uint64_t deadline)
+{
+	while (task_wait_until(&me->pending, deadline)) {
+		__atomic_fetch_sub(&me->pending, 1, __ATOMIC_ACQUIRE);
+		me->consumed++;
+		if (deadline != TIMER_NEVER)
+			return;
+		if (me->consumed == READ_ONCE(me->owed) && READ_ONCE(st.done_sending) == (uint32_t)st.nr)
+			return;
+	}
+}
+
+static uint32_t random_mask(uint32_t *rng)
+{
+	uint32_t m = xorshift(rng) & st.all_mask;
+
+	return m ? m : st.all_mask;
+}
+
+static void worker_fn(void *arg)
+{
+	struct worker *me = arg;
+
+	/* Tokens need targets: wait until every worker's task exists. */
+	while (!READ_ONCE(st.go))
+		task_sleep_ns(NSEC_PER_MSEC);
+	while (arch_now_ns() < st.end_ns) {
+		uint32_t r = xorshift(&me->rng);
+
+		switch (r % 8) {
+		case 0:
+		case 1:
+		case 2:
+			send_token(&st.w[xorshift(&me->rng) % (uint32_t)st.nr]);
+			me->sent++;
+			break;
+		case 3:
+			task_sleep_ns(xorshift(&me->rng) % 2000 * NSEC_PER_USEC);
+			me->sleeps++;
+			break;
+		case 4:
+			task_set_affinity(st.w[xorshift(&me->rng) % (uint32_t)st.nr].task, random_mask(&me->rng));
+			me->affinity_changes++;
+			break;
+		case 5:
+			task_set_nice(me->task, (int)(xorshift(&me->rng) % 40) - 20);
+			me->nice_changes++;
+			break;
+		default:
+			consume(me, arch_now_ns() + xorshift(&me->rng) % 3000 * NSEC_PER_USEC);
+			break;
+		}
+	}
+	/* Drain: everyone stops sending, then each takes exactly what it was sent. */
+	__atomic_fetch_add(&st.done_sending, 1, __ATOMIC_RELEASE);
+	while (READ_ONCE(st.done_sending) < (uint32_t)st.nr)
+		task_sleep_ns(NSEC_PER_MSEC);
+	if (me->consumed < READ_ONCE(me->owed))
+		consume(me, TIMER_NEVER);
+	__atomic_fetch_add(&st.finished, 1, __ATOMIC_RELEASE);
+}
+
+static void short_fn(void *arg)
+{
+	volatile uint32_t sink = 0;
+	uint32_t n = (uint32_t)(uintptr_t)arg;
+
+	for (uint32_t i = 0; i < n; i++)
+		sink += i;
+	if (n & 1)
+		task_sleep_ns(n * 10);
+}
+
+static void churn_fn(void *arg)
+{
+	uint32_t rng = (uint32_t)(uintptr_t)arg | 1;
+
+	while (!READ_ONCE(st.stop)) {
+		struct task *t = task_create("short", short_fn, (void *)(uintptr_t)(xorshift(&rng) % 20000),
+					     (int)(xorshift(&rng) % 40) - 20, random_mask(&rng));
+
+		if (t) {
+			if (xorshift(&rng) & 1)
+				task_detach(t);
+			else
+				task_join(t);
+			__atomic_fetch_add(&st.churned, 1, __ATOMIC_RELAXED);
+		}
+		task_sleep_ns(xorshift(&rng) % 500 * NSEC_PER_USEC);
+	}
+}
+
+static void packer_fn(void *arg)
+{
+	uint32_t rng = (uint32_t)(uintptr_t)arg | 1;
+
+	while (!READ_ONCE(st.stop)) {
+		pack_set_mode((int)(xorshift(&rng) % 3));
+		__atomic_fetch_add(&st.pack_switches, 1, __ATOMIC_RELAXED);
+		task_sleep_ns(200 * NSEC_PER_MSEC);
+	}
+	pack_set_mode(PACK_RAILS);
+}
+
+static void checker_fn(void *arg)
+{
+	(void)arg;
+	while (!READ_ONCE(st.stop)) {
+		sched_check_invariants();	/* panics on a broken invariant */
+		__atomic_fetch_add(&st.checks, 1, __ATOMIC_RELAXED);
+		task_sleep_ns(100 * NSEC_PER_MSEC);
+	}
+}
+
+static bool parse_ulong(const char *s, unsigned long lo, unsigned long hi, unsigned long *out)
+{
+	char *end;
+	unsigned long v = strtoul(s, &end, 10);
+
+	if (!*s || *end || v < lo || v > hi)
+		return false;
+	*out = v;
+	return true;
+}
+
+static int cmd_stress(int argc, char **argv)
+{
+	unsigned long secs, seed = 1, nr = 200;
+	struct task *helpers[3];
+	uint64_t sent = 0, owed = 0, consumed = 0, aff = 0, nice = 0, sleeps = 0, drain_end;
+	int lost = 0;
+
+	if (argc < 2 || argc > 4 || !parse_ulong(argv[1], 1, 3600, &secs) ||
+	    (argc > 2 && !parse_ulong(argv[2], 0, 0xffffffffu, &seed)) ||
+	    (argc > 3 && !parse_ulong(argv[3], 2, STRESS_MAX_WORKERS, &nr))) {
+		kprintf("error: usage: stress <seconds 1..3600> [seed] [workers 2..%d]\n", STRESS_MAX_WORKERS);
+		return 1;
+	}
+	if (st.running) {
+		kprintf("error: stress is already running\n");
+		return 1;
+	}
+	st.running = true;
+	st.nr = (int)nr;
+	st.all_mask = (1u << sched_nr_cpus()) - 1;
+	st.go = st.stop = st.done_sending = st.finished = st.churned = st.pack_switches = st.checks = 0;
+	st.end_ns = arch_now_ns() + (uint64_t)secs * NSEC_PER_SEC;
+	for (int i = 0; i < st.nr; i++) {
+		struct worker *w = &st.w[i];
+
+		*w = (struct worker){ .rng = (uint32_t)(seed * 2654435761u + (uint32_t)i * 40503u) | 1 };
+	}
+	/* Every worker exists before any runs: tokens always have a target. */
+	for (int i = 0; i < st.nr; i++) {
+		st.w[i].task = task_create("worker", worker_fn, &st.w[i], 0, st.all_mask);
+		if (!st.w[i].task) {
+			kprintf("error: stress: no task slot for worker %d\n", i);
+			st.end_ns = 0;
+			st.nr = i;
+			break;
+		}
+	}
+	smp_mb();
+	st.go = 1;
+	helpers[0] = task_create("churn", churn_fn, (void *)(uintptr_t)(seed + 1), 0, st.all_mask);
+	helpers[1] = task_create("packer", packer_fn, (void *)(uintptr_t)(seed + 2), 0, st.all_mask);
+	helpers[2] = task_create("checker", checker_fn, NULL, 0, st.all_mask);
+	while (arch_now_ns() < st.end_ns)
+		task_sleep_ns(50 * NSEC_PER_MSEC);
+	drain_end = arch_now_ns() + DRAIN_TIMEOUT_NS;
+	while (READ_ONCE(st.finished) < (uint32_t)st.nr && arch_now_ns() < drain_end)
+		task_sleep_ns(10 * NSEC_PER_MSEC);
+	for (int i = 0; i < st.nr; i++) {
+		struct worker *w = &st.w[i];
+
+		if (w->consumed != w->owed) {
+			lost++;
+			kprintf("stress: LOST WAKE-UP? worker %d (task %u, %s on cpu%d): owed %u consumed %u pending %u\n",
+				i, (unsigned)w->task->tid, task_state_name(w->task), w->task->cpu, (unsigned)w->owed,
+				(unsigned)w->consumed, (unsigned)w->pending);
+		}
+	}
+	if (lost) {
+		st.running = false;
+		kprintf("stress: FAILED: %d workers never got their tokens\n", lost);
+		return 1;
+	}
+	for (int i = 0; i < st.nr; i++) {
+		struct worker *w = &st.w[i];
+
+		task_join(w->task);
+		sent += w->sent;
+		owed += w->owed;
+		consumed += w->consumed;
+		aff += w->affinity_changes;
+		nice += w->nice_changes;
+		sleeps += w->sleeps;
+	}
+	st.stop = 1;
+	for (int i = 0; i < 3; i++)
+		if (helpers[i])
+			task_join(helpers[i]);
+	sched_check_invariants();
+	st.running = false;
+	kprintf("stress: seed=%lu seconds=%lu workers=%d tokens_sent=%llu tokens_owed=%llu tokens_consumed=%llu "
+		"lost=0 sleeps=%llu affinity_changes=%llu nice_changes=%llu churned=%u pack_switches=%u "
+		"invariant_checks=%u\n",
+		seed, secs, st.nr, (unsigned long long)sent, (unsigned long long)owed, (unsigned long long)consumed,
+		(unsigned long long)sleeps, (unsigned long long)aff, (unsigned long long)nice, (unsigned)st.churned,
+		(unsigned)st.pack_switches, (unsigned)st.checks);
+	return sent == owed && owed == consumed ? 0 : 1;
+}
+
+static const struct shell_cmd commands[] = {
+	{ "stress", "<seconds> [seed] [workers]", "SMP scheduler stress: no lost wake-ups, invariants", cmd_stress },
+};
+
+void stress_commands_register(void)
+{
+	for (unsigned i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		shell_register(&commands[i]);
+}

@@ -1,0 +1,304 @@
+"""Scheduler trace: `trace dump` in QEMU and tools/trace2json (ftrace text ->
+Chrome/Perfetto JSON). The fixture tests need no QEMU."""
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+from qemulib import ROOT, boot
+
+TOOL = os.path.join(ROOT, "tools", "trace2json")
+CPUS_PID, CLUSTERS_PID, CLUSTERS_TID = 1, 2, 1000
+
+
+def trace2json(*args, stdin=""):
+    p = subprocess.run([sys.executable, TOOL] + list(args), input=stdin, capture_output=True, text=True,
+                       timeout=60)
+    return p.returncode, p.stdout, p.stderr
+
+
+def convert(text, *args):
+    rc, out, err = trace2json(*args, stdin=text)
+    assert rc == 0, "exit %d: %s" % (rc, err)
+    d = json.loads(out)
+    assert list(d) == ["traceEvents", "displayTimeUnit"] and d["displayTimeUnit"] == "ns", list(d)
+    return d["traceEvents"], err
+
+
+def timed(events):
+    return [e for e in events if e["ph"] != "M"]
+
+
+def check_layout(events):
+    """What any output must satisfy: metadata first, then sorted by ts; X
+    slices on one track never overlap and have dur >= 0."""
+    phases = [e["ph"] for e in events]
+    nmeta = phases.count("M")
+    assert all(p == "M" for p in phases[:nmeta]), "metadata not first"
+    ts = [e["ts"] for e in events[nmeta:]]
+    assert ts == sorted(ts), "not sorted by timestamp"
+    assert all(isinstance(t, float) for t in ts), "timestamps not floating"
+    ends = {}
+    for e in events[nmeta:]:
+        if e["ph"] == "X":
+            assert e["dur"] >= 0, e
+            key = (e["pid"], e["tid"])
+            assert e["ts"] >= ends.get(key, 0.0), "overlap on tid %d at %s: %r" % (e["tid"], e["ts"], e)
+            ends[key] = e["ts"] + e["dur"]
+
+
+# A capture with noise around one dump. CPU 0 runs console when the trace
+# begins; CPU 1 (cluster 1) is idle. Timestamps: 1.0000xx s.
+FIXTURE = """\
+sched-pack kernel (board qemu-tc2)
+cpu0 online mpidr=0x0 cluster=0 arm,cortex-a15
+sched> trace start
+trace: on (2048 events per CPU)
+T: 0 (    2) P: 0 I:1000 C:     49 Min:      3 Act:    4 Avg:    4 Max:      9
+RESULT bench=cyclictest board=qemu-tc2 threads=1
+sched> trace dump
+# tracer: nop
+#
+# entries-in-buffer/entries-written
+#           TASK-PID     CPU#  ||||   TIMESTAMP  FUNCTION
+         console-1     [000] d..2     1.000010: sched_wakeup: comm=worker pid=7 prio=120 target_cpu=001
+          <idle>-0     [001] d..2     1.000012: cluster_power: cluster=1 state=1
+          <idle>-0     [001] d..2     1.000013: cpu_idle: state=4294967295 cpu_id=1
+          <idle>-0     [001] d..2     1.000015: sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 \
+prev_state=R ==> next_comm=worker next_pid=7 next_prio=120
+         console-1     [000] d..2     1.000020: sched_switch: prev_comm=console prev_pid=1 prev_prio=120 \
+prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120
+          <idle>-0     [000] d..2     1.000021: cpu_idle: state=1 cpu_id=0
+          <idle>-0     [000] d..2     1.000022: cluster_power: cluster=0 state=0
+          worker-7     [001] d..2     1.000030: sched_migrate_task: comm=my-task pid=8 prio=125 orig_cpu=0 dest_cpu=1
+          worker-7     [001] d..2     1.000031: sched_foo: bar=1
+          worker-7     [001] d..2     1.000040: sched_switch: prev_comm=worker prev_pid=7 prev_prio=120 \
+prev_state=R ==> next_comm=my-task next_pid=8 next_prio=125
+         my-task-8     [001] d..2     1.000055: sched_switch: prev_comm=my-task prev_pid=8 prev_prio=125 \
+prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120
+          <idle>-0     [001] d..2     1.000056: cpu_idle: state=0 cpu_id=1
+          <idle>-0     [000] d..2     1.000099: cluster_power: cluster=0 state=1
+          <idle>-0     [000] d..2     1.000100: cpu_idle: state=4294967295 cpu_id=0
+# end of trace: 14 events
+sched> poweroff
+Powering off.
+""".replace("\\\n", "")
+
+
+def X(ts, dur, tid, name, args, cat):
+    return {"name": name, "cat": cat, "ph": "X", "ts": ts, "dur": dur, "pid": CPUS_PID, "tid": tid, "args": args}
+
+
+def run_slice(ts, dur, tid, comm, pid, prio, end):
+    return X(ts, dur, tid, comm, {"comm": comm, "pid": pid, "prio": prio, "end_state": end}, "sched")
+
+
+def idle_slice(ts, dur, tid, state):
+    return X(ts, dur, tid, "idle state", {"state": state}, "idle")
+
+
+def instant(ts, tid, name, args):
+    return {"name": name, "cat": "sched", "ph": "i", "s": "t", "ts": ts, "pid": CPUS_PID, "tid": tid, "args": args}
+
+
+def power(ts, k, state):
+    return {"name": "cluster %d power" % k, "cat": "power", "ph": "C", "ts": ts, "pid": CLUSTERS_PID,
+            "tid": CLUSTERS_TID, "args": {"state": state}}
+
+
+def test_fixture_exact_events():
+    events, err = convert(FIXTURE)
+    assert err == "", err
+    check_layout(events)
+    meta = [e for e in events if e["ph"] == "M"]
+    assert meta == [
+        {"name": "process_name", "ph": "M", "pid": 1, "tid": 0, "args": {"name": "CPUs"}},
+        {"name": "process_sort_index", "ph": "M", "pid": 1, "tid": 0, "args": {"sort_index": 0}},
+        {"name": "thread_name", "ph": "M", "pid": 1, "tid": 0, "args": {"name": "CPU 0"}},
+        {"name": "thread_sort_index", "ph": "M", "pid": 1, "tid": 0, "args": {"sort_index": 0}},
+        {"name": "thread_name", "ph": "M", "pid": 1, "tid": 1, "args": {"name": "CPU 1"}},
+        {"name": "thread_sort_index", "ph": "M", "pid": 1, "tid": 1, "args": {"sort_index": 1}},
+        {"name": "process_name", "ph": "M", "pid": 2, "tid": 1000, "args": {"name": "Clusters"}},
+        {"name": "process_sort_index", "ph": "M", "pid": 2, "tid": 1000, "args": {"sort_index": 1}},
+    ], meta
+    expected = [
+        # console was already running on CPU 0: from the first timestamp.
+        run_slice(1000010.0, 10.0, 0, "console", 1, 120, "S"),
+        instant(1000010.0, 0, "sched_wakeup", {"comm": "worker", "pid": 7, "prio": 120, "target_cpu": 1}),
+        # CPU 1 was idle (state unknown) until it left idle.
+        idle_slice(1000010.0, 3.0, 1, None),
+        # Clusters before their first transition: the other state.
+        power(1000010.0, 0, 1),
+        power(1000010.0, 1, 0),
+        power(1000012.0, 1, 1),
+        run_slice(1000015.0, 25.0, 1, "worker", 7, 120, "R"),
+        idle_slice(1000021.0, 79.0, 0, 1),
+        power(1000022.0, 0, 0),
+        instant(1000030.0, 1, "sched_migrate_task",
+                {"comm": "my-task", "pid": 8, "prio": 125, "orig_cpu": 0, "dest_cpu": 1}),
+        run_slice(1000040.0, 15.0, 1, "my-task", 8, 125, "S"),
+        # Still idle at the end: closed at the last timestamp.
+        idle_slice(1000056.0, 44.0, 1, 0),
+        power(1000099.0, 0, 1),
+    ]
+    got = timed(events)
+    assert got == expected, "\n".join(json.dumps(e) for e in got)
+
+
+def test_fixture_check_summary():
+    rc, out, err = trace2json("--check", stdin=FIXTURE)
+    assert rc == 0 and err == "", (rc, err)
+    assert out == ("trace2json: 13 events (cpu0=6 cpu1=7), 1.000010 .. 1.000100 s, 3 tasks: "
+                   "console-1 worker-7 my-task-8, 1 other events skipped, ok\n"), out
+
+
+def test_fixture_file_stdin_and_output_file():
+    with tempfile.TemporaryDirectory() as d:
+        cap, js = os.path.join(d, "cap.txt"), os.path.join(d, "out.json")
+        with open(cap, "w") as f:
+            f.write(FIXTURE.replace("\n", "\r\n"))		# a raw serial capture
+        rc, out, err = trace2json("-o", js, cap)
+        assert rc == 0 and out == "" and err == "", (rc, out, err)
+        with open(js) as f:
+            from_file = json.load(f)["traceEvents"]
+        rc, out, err = trace2json("-", stdin=FIXTURE)
+        assert rc == 0 and json.loads(out)["traceEvents"] == from_file, err
+        rc, out, err = trace2json("--check", "-o", js, cap)
+        assert rc == 0 and out.startswith("trace2json: 13 events") and os.path.getsize(js) > 0, (rc, out, err)
+
+
+def test_overwritten_events_warn_and_start_late():
+    text = """# tracer: nop
+# cpu1: 5 oldest events overwritten
+    spin-3     [000] d..2     2.000000: sched_switch: prev_comm=spin prev_pid=3 prev_prio=120 prev_state=R ==> next_comm=spin next_pid=4 next_prio=120
+  <idle>-0     [001] d..2     2.500000: cluster_power: cluster=1 state=1
+  <idle>-0     [001] d..2     2.500004: cpu_idle: state=4294967295 cpu_id=1
+    spin-4     [000] d..2     3.000000: sched_wakeup: comm=spin pid=3 prio=120 target_cpu=001
+"""
+    events, err = convert(text)
+    assert err == "trace2json: warning: cpu1: 5 oldest events overwritten (its trace starts late)\n", err
+    check_layout(events)
+    assert timed(events) == [
+        # CPU 0 lost nothing: spin-3 ran from the first timestamp (an empty
+        # slice, dropped). CPU 1 lost events: its idle period starts at its
+        # own first event. No cluster state is inferred when events were lost.
+        run_slice(2000000.0, 1000000.0, 0, "spin", 4, 120, "open"),
+        idle_slice(2500000.0, 4.0, 1, None),
+        power(2500000.0, 1, 1),
+        instant(3000000.0, 0, "sched_wakeup", {"comm": "spin", "pid": 3, "prio": 120, "target_cpu": 1}),
+    ], timed(events)
+
+
+def test_last_dump_is_used():
+    one = "# tracer: nop\n  a-5 [000] d..2 1.000000: sched_wakeup: comm=b pid=6 prio=120 target_cpu=000\n"
+    two = "# tracer: nop\n  c-7 [002] d..2 9.000000: sched_wakeup: comm=d pid=8 prio=120 target_cpu=002\n"
+    events, err = convert(one + "sched> trace dump\n" + two)
+    assert "2 dumps" in err and "using the last" in err, err
+    assert [(e["tid"], e["ts"]) for e in timed(events)] == [(2, 9000000.0)], events
+
+
+def test_check_reports_inconsistencies():
+    text = """\
+  a-5 [000] d..2 1.000000: sched_switch: prev_comm=a prev_pid=5 prev_prio=120 prev_state=S ==> next_comm=b next_pid=6 next_prio=120
+  b-6 [000] d..2 1.000010: sched_switch: prev_comm=c prev_pid=9 prev_prio=120 prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120
+  <idle>-0 [000] d..2 0.900000: cpu_idle: state=0 cpu_id=0
+  <idle>-0 [000] d..2 1.000020: cpu_idle: state=1 cpu_id=0
+"""
+    rc, out, err = trace2json("--check", stdin=text)
+    assert rc == 1, (rc, out, err)
+    assert out.startswith("trace2json: 4 events (cpu0=4)") and out.endswith(" problems\n"), out
+    for what in ("<stdin>:2: cpu0: sched_switch recorded by pid 6 but prev_pid=9",
+                 "<stdin>:2: cpu0: sched_switch prev_pid=9 but pid 6 (b) was running",
+                 "<stdin>:3: cpu0: time goes backwards (0.900000 after 1.000010)",
+                 "<stdin>:4: cpu0: cpu_idle state=1 entered while in state 0"):
+        assert "trace2json: " + what + "\n" in err, err
+    # Without --check: converted anyway, the problems are warnings; the event
+    # whose time went backwards is clamped (no negative durations).
+    events, err = convert(text)
+    assert "trace2json: warning: <stdin>:3: cpu0: time goes backwards" in err, err
+    check_layout(events)
+    assert [(e["name"], e["ts"], e["dur"]) for e in timed(events) if e["ph"] == "X"] == [
+        ("b", 1000000.0, 10.0), ("idle state", 1000010.0, 10.0), ("idle state", 1000020.0, 0.0)], events
+
+
+def test_truncated_dump_is_reported():
+    lines = FIXTURE.splitlines(True)
+    cut = "".join(l for l in lines if "1.000040" not in l)		# a line lost on the console
+    rc, out, err = trace2json("--check", stdin=cut)
+    assert rc == 1 and "the dump announced 14 events, 13 trace lines read" in err, (rc, err)
+    assert "sched_switch prev_pid=8 but pid 7 (worker) was running" in err, err
+
+
+def test_errors_exit_2_with_one_line():
+    for args, stdin, want in [
+        ((), "", "no trace lines in <stdin>"),
+        ((), "sched> trace dump\n# tracer: nop\n# end of trace: 0 events\nRESULT x=1\n",
+         "no trace lines in <stdin> (its dump holds 0 events)"),
+        ((), "  a-1 [000] d..2 1.000000: irq_handler_entry: irq=27 name=arch_timer\n",
+         "no trace lines in <stdin> (only 1 events of other types)"),
+        (("--bogus",), FIXTURE, "unknown option '--bogus'"),
+        (("-x",), FIXTURE, "unknown option '-x'"),
+        (("-o",), FIXTURE, "option -o needs a file name"),
+        (("a.txt", "b.txt"), "", "one input file at most"),
+        (("/nonexistent/capture.txt",), "", "cannot read /nonexistent/capture.txt"),
+        (("-o", "/nonexistent/dir/out.json"), FIXTURE, "cannot write /nonexistent/dir/out.json"),
+    ]:
+        rc, out, err = trace2json(*args, stdin=stdin)
+        assert rc == 2, (args, rc, err)
+        assert out == "" and err.count("\n") == 1 and err.startswith("trace2json: ") and want in err, (args, err)
+    with tempfile.TemporaryDirectory() as d:
+        rc, out, err = trace2json(d)			# a directory: unreadable as a file
+        assert rc == 2 and err.count("\n") == 1 and "cannot read" in err, (rc, err)
+
+
+def test_help():
+    rc, out, err = trace2json("-h")
+    assert rc == 0 and err == "" and "--check" in out and "-o FILE" in out, (rc, out, err)
+    assert os.access(TOOL, os.X_OK)
+
+
+def test_cyclictest_trace_in_qemu():
+    r = boot("qemu-tc2", run="trace start; cyclictest -t 4 -D 50ms; trace dump", timeout=120)
+    assert r.status == 0, r
+    out = r.output
+    assert re.search(r"^# end of trace: \d+ events$", out, re.M), r
+    events, err = convert(out)
+    assert "warning" not in err, err
+    check_layout(events)
+
+    names = {(e["name"], e["tid"]) for e in events if e["ph"] == "M"}
+    assert ("process_name", 0) in names, names
+    threads = {e["tid"]: e["args"]["name"] for e in events if e["name"] == "thread_name"}
+    assert threads == {c: "CPU %d" % c for c in range(5)}, threads
+
+    runs = [e for e in events if e["ph"] == "X" and e["cat"] == "sched"]
+    idles = [e for e in events if e["ph"] == "X" and e["cat"] == "idle"]
+    wakeups = [e for e in events if e["ph"] == "i" and e["name"] == "sched_wakeup"]
+    # Every CPU that switched to a cyclictest thread has its running slices.
+    ct_cpus = {int(c) for c in re.findall(r"\[(\d{3})\] d\.\.2 +[\d.]+: sched_switch: .*next_comm=cyclictest ", out)}
+    assert ct_cpus, r
+    assert {e["tid"] for e in runs if e["name"] == "cyclictest"} == ct_cpus, (ct_cpus, runs[:5])
+    # Each cyclictest thread (T: n (tid)) ran, under its own name.
+    ct_pids = {int(p) for p in re.findall(r"^T: \d+ \(\s*(\d+)\)", out, re.M)}
+    assert len(ct_pids) == 4, r
+    assert ct_pids <= {e["args"]["pid"] for e in runs if e["name"] == "cyclictest"}, ct_pids
+    # Names match the tasks the kernel switched to.
+    switched = set(re.findall(r"next_comm=(\S+) next_pid=(\d+)", out))
+    for e in runs:
+        assert e["name"] == e["args"]["comm"] and (e["name"], str(e["args"]["pid"])) in switched, e
+        assert e["args"]["pid"] != 0 and e["args"]["end_state"] in ("R", "S", "X", "W", "open"), e
+    assert {e["tid"] for e in idles} == set(range(5)), {e["tid"] for e in idles}
+    assert all(e["args"]["state"] in (None, 0, 1) for e in idles), idles
+    nwake = len(re.findall(r": sched_wakeup: ", out))
+    assert nwake > 0 and len(wakeups) == nwake, (nwake, len(wakeups))
+    assert all(set(w["args"]) == {"comm", "pid", "prio", "target_cpu"} for w in wakeups), wakeups[:3]
+    power = [e for e in events if e["ph"] == "C"]
+    assert power and all(e["name"] in ("cluster 0 power", "cluster 1 power") and e["args"]["state"] in (0, 1)
+                         for e in power), power
+    # The trace is consistent by --check's rules.
+    rc, summary, err = trace2json("--check", stdin=out)
+    assert rc == 0 and err == "", (rc, err)
+    assert re.fullmatch(r"trace2json: \d+ events \(cpu0=\d+ cpu1=\d+ cpu2=\d+ cpu3=\d+ cpu4=\d+\), "
+                        r"[\d.]+ \.\. [\d.]+ s, 5 tasks: console-1( cyclictest-\d+){4}, ok\n", summary), summary

@@ -1,0 +1,292 @@
+/*
+ * How the placement code scales with the number of CPUs, on the host: the
+ * kernel's own objects (build/host/libkcore.a, CONFIG_NR_CPUS=1024) in
+ * instructions counted by callgrind. tools/bench runs it as
+ *   valgrind --tool=callgrind --collect-atstart=no build/host/bench/sched_scale
+ * and reads one dump per measured region (CALLGRIND_DUMP_STATS_AT(name));
+ * only the calls between CALLGRIND_TOGGLE_COLLECT pairs are counted, and the
+ * "empty" region (the toggles around nothing) is the overhead to subtract.
+ *
+ * The machine, for N = 4 .. 1024 CPUs, built by hand as
+ * tests/host/test_topology.c does: clusters of 4 CPUs (2 when N = 4), each
+ * cluster its own power rail, packages of 16 CPUs when N > 16 (levels MC,
+ * CLS, DIE; else MC, DIE); in each package the first half of the clusters
+ * big (capacity 1024), the rest little (512).
+ *
+ * Regions:
+ *   build n=N          topology_build(PACK_RAILS): domains, groups, rails,
+ *                      every CPU's buddy (boot, and `pack <mode>`)
+ *   buddy n=N          topology_pack_buddy() of one CPU (mean over all)
+ *   pack_check n=N     pack_check() of a light sleeping task whose CPU's
+ *                      buddy is idle: the test run at every wake-up
+ *   wake_light n=N     wake_up() of that task: task_rq_lock, select_task_rq
+ *                      (packing test -> the buddy), wake-list push, IPI
+ *   wake_busy n=N      wake_up() of a task that is not light, every CPU busy:
+ *                      select_task_rq walks prev's domains and then every
+ *                      CPU looking for an idle one, finds none, stays on prev
+ * pack_check and wake_up need a live scheduler: sched_init(),
+ * sched_init_cpu() and sched_cpu_online() on the host (the arch hooks below are stubs: a fake
+ * clock, no IPIs, no timer, no power-down), which takes at most 32 CPUs
+ * (the kernel's cpus_allowed and idle masks are 32-bit words), so those
+ * regions stop at N = 32. Between wake-ups, outside the counted part, the
+ * task is put back to sleep on its CPU and the queues are emptied.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <valgrind/callgrind.h>
+
+#include "arch/cpu.h"
+#include "arch/ipi.h"
+#include "kernel/power.h"
+#include "kernel/sched.h"
+#include "kernel/sched_internal.h"
+#include "kernel/timer.h"
+#include "kernel/topology.h"
+
+/* ------------------------------------------------------------ arch stubs */
+
+static uint64_t fake_now = 1000000000ull;
+
+uint64_t arch_now_ns(void)
+{
+	return fake_now;
+}
+
+void arch_timer_program(uint64_t deadline_ns)
+{
+	(void)deadline_ns;
+}
+
+void arch_send_reschedule(int cpu)
+{
+	(void)cpu;
+}
+
+void platform_cpu_power_down(int cpu, bool domain, bool last_man)
+{
+	(void)cpu;
+	(void)domain;
+	(void)last_man;
+}
+
+void platform_cluster_power_down(int rail)
+{
+	(void)rail;
+}
+
+void platform_cluster_power_up(int rail)
+{
+	(void)rail;
+}
+
+/* ------------------------------------------------------------ machine */
+
+static struct topology topo;
+
+static void make_topology(struct topology *t, int n)
+{
+	int cs = n >= 8 ? 4 : 2, per_pkg = 16;
+	int pkg_cpus = n < per_pkg ? n : per_pkg, clusters_per_pkg = pkg_cpus / cs;
+
+	memset(t, 0, sizeof(*t));
+	t->nr_cpus = n;
+	t->nr_clusters = n / cs;
+	for (int i = 0; i < n; i++) {
+		struct topo_cpu *c = &t->cpu[i];
+		int cl = i / cs, pkg = i / per_pkg, cl_in_pkg = (i % per_pkg) / cs;
+
+		c->hwid = ((uint32_t)pkg << 16) | ((uint32_t)(cl % 256) << 8) | (uint32_t)(i % cs);
+		c->capacity = cl_in_pkg < clusters_per_pkg / 2 ? 1024u : 512u;
+		c->cluster = cl;
+		c->anc[0] = cl;
+		c->nr_anc = 1;
+		if (n > per_pkg) {
+			c->anc[1] = 1000000 + pkg;
+			c->nr_anc = 2;
+		}
+		c->rail_key = cl;
+		c->compatible = "bench";
+	}
+}
+
+#define REGION_BEGIN() CALLGRIND_ZERO_STATS
+#define COUNT(stmt)                       \
+	do {                              \
+		CALLGRIND_TOGGLE_COLLECT; \
+		stmt;                     \
+		CALLGRIND_TOGGLE_COLLECT; \
+	} while (0)
+
+static void region_end(const char *what, int n, int calls, const char *note)
+{
+	char name[160];
+
+	snprintf(name, sizeof(name), "%s n=%d calls=%d", what, n, calls);
+	CALLGRIND_DUMP_STATS_AT(name);
+	printf("region %s%s%s\n", name, note && *note ? " " : "", note ? note : "");
+}
+
+static volatile int sink;
+
+static void empty_region(void)
+{
+	REGION_BEGIN();
+	for (int i = 0; i < 64; i++)
+		COUNT(sink++);
+	region_end("empty", 0, 64, "");
+}
+
+static void bench_topology(int n)
+{
+	int calls = n < 64 ? 64 : n;
+
+	make_topology(&topo, n);
+	REGION_BEGIN();
+	COUNT(topology_build(&topo, PACK_RAILS));
+	region_end("build", n, 1, "");
+
+	REGION_BEGIN();
+	for (int i = 0; i < calls; i++) {
+		int cpu = i % n;
+
+		COUNT(sink += topology_pack_buddy(&topo, cpu));
+	}
+	{
+		char note[64];
+
+		snprintf(note, sizeof(note), "levels=%d buddy0=%d", topo.nr_levels[0], topo.pack_buddy[0]);
+		region_end("buddy", n, calls, note);
+	}
+}
+
+/* ------------------------------------------------------------ wake-ups */
+
+static struct task sleeper, busy[32];
+
+static void reset_sched(int n)
+{
+	sched_init(n);
+	for (int c = 0; c < n; c++) {
+		host_set_cpu_id(c);
+		sched_init_cpu(c);
+		sched_cpu_online(c);
+	}
+}
+
+/* @sleeper asleep on @prev, with a light (or heavy) history. */
+static void make_sleeper(int n, int prev, bool light)
+{
+	memset(&sleeper, 0, sizeof(sleeper));
+	sleeper.tid = 1;
+	strcpy(sleeper.name, "sleeper");
+	sleeper.cpus_allowed = n >= 32 ? ~0u : (1u << n) - 1;
+	se_init(&sleeper.se, 0);
+	pelt_init(&sleeper.se.avg, fake_now - 200000000ull);
+	/* 100 ms running, then (light) 100 ms asleep. */
+	pelt_update(&sleeper.se.avg, fake_now - 100000000ull, true, true);
+	if (light)
+		pelt_update(&sleeper.se.avg, fake_now, false, false);
+	else
+		pelt_update(&sleeper.se.avg, fake_now, true, true);
+	sleeper.state = TASK_SLEEPING;
+	sleeper.cpu = prev;
+	sleeper.on_rq = false;
+}
+
+static void make_all_busy(int n)
+{
+	for (int c = 0; c < n; c++) {
+		struct rq *rq = cpu_rq(c);
+
+		memset(&busy[c], 0, sizeof(busy[c]));
+		busy[c].state = TASK_RUNNABLE;
+		busy[c].cpu = c;
+		busy[c].on_rq = true;
+		busy[c].cpus_allowed = 1u << c;
+		se_init(&busy[c].se, 0);
+		rq->curr = &busy[c];
+		rq->cfs.nr_running = 1;
+	}
+}
+
+/* Undo the wake-up: asleep on @prev again, queues as before. */
+static void put_back(int n, int prev)
+{
+	int target = sleeper.cpu;
+
+	if (sleeper.se.on_rq)
+		cfs_dequeue(&cpu_rq(target)->cfs, &sleeper.se, DEQ_SLEEP);
+	for (int c = 0; c < n; c++) {
+		cpu_rq(c)->wake_list = NULL;
+		cpu_rq(c)->need_resched = false;
+	}
+	sleeper.on_rq = false;
+	sleeper.state = TASK_SLEEPING;
+	sleeper.cpu = prev;
+	sleeper.se.vruntime = 0;
+	fake_now += 1000;
+}
+
+static void bench_wake(int n)
+{
+	int calls = 200, prev = 0, target = -1;
+	enum pack_reason why = PACK_NO_BUDDY;
+	char note[96];
+
+	make_topology(&sched_topo, n);
+	topology_build(&sched_topo, PACK_RAILS);
+
+	/* Light task, idle machine: packed to prev's buddy. */
+	reset_sched(n);
+	host_set_cpu_id(prev);
+	make_sleeper(n, prev, true);
+	REGION_BEGIN();
+	for (int i = 0; i < calls; i++)
+		COUNT(why = pack_check(&sleeper, prev, &target));
+	snprintf(note, sizeof(note), "outcome=%s target=%d", pack_reason_names[why], target);
+	region_end("pack_check", n, calls, note);
+
+	REGION_BEGIN();
+	for (int i = 0; i < calls; i++) {
+		COUNT(wake_up(&sleeper));
+		target = sleeper.cpu;
+		put_back(n, prev);
+	}
+	snprintf(note, sizeof(note), "target=%d", target);
+	region_end("wake_light", n, calls, note);
+
+	/* Heavy task, every CPU busy: the idle search finds nothing, prev stays. */
+	reset_sched(n);
+	host_set_cpu_id(prev);
+	make_all_busy(n);
+	make_sleeper(n, prev, false);
+	REGION_BEGIN();
+	for (int i = 0; i < calls; i++) {
+		COUNT(wake_up(&sleeper));
+		target = sleeper.cpu;
+		put_back(n, prev);
+	}
+	snprintf(note, sizeof(note), "target=%d", target);
+	region_end("wake_busy", n, calls, note);
+}
+
+int main(int argc, char **argv)
+{
+	int max_n = argc > 1 ? atoi(argv[1]) : 1024;
+
+	if (max_n < 4 || max_n > TOPO_MAX_CPUS) {
+		fprintf(stderr, "usage: sched_scale [max_cpus 4..%d]\n", TOPO_MAX_CPUS);
+		return 2;
+	}
+	empty_region();
+	for (int n = 4; n <= max_n; n *= 2) {
+		bench_topology(n);
+		if (n <= 32)
+			bench_wake(n);
+	}
+	return 0;
+}
