@@ -470,7 +470,7 @@ static void enqueue_on(struct task *p, int target, int flags)
 	p->wake_next = READ_ONCE(rqs[target].wake_list);
 	while (!__atomic_compare_exchange_n(&rqs[target].wake_list, &p->wake_next, p, true,
 					    __ATOMIC_RELEASE, __ATOMIC_RELAXED))
-		;
+		cpu_relax();
 	arch_send_reschedule(target);
 }
 

@@ -16,6 +16,17 @@
 #endif
 
 #define barrier() __asm__ volatile("" ::: "memory")
+
+/*
+ * In a spin-wait loop: tell the CPU (and an emulator running vCPUs in
+ * turn) that we are waiting on another CPU, so that one gets to run.
+ * QEMU's round-robin TCG otherwise lets the spinner run its whole slice.
+ */
+#ifdef __arm__
+#define cpu_relax() __asm__ volatile("yield" ::: "memory")
+#else
+#define cpu_relax() barrier()
+#endif
 #define READ_ONCE(x)     (*(const volatile __typeof__(x) *)&(x))
 #define WRITE_ONCE(x, v) (*(volatile __typeof__(x) *)&(x) = (v))
 

@@ -66,8 +66,11 @@ static inline void seqcount_write_end(seqcount_t *s)
 
 static inline uint32_t seqcount_read_begin(const seqcount_t *s)
 {
-	uint32_t seq = READ_ONCE(s->sequence);
+	uint32_t seq;
 
+	/* A writer is in its section: let it run (it may be a descheduled vCPU). */
+	while ((seq = READ_ONCE(s->sequence)) & 1u)
+		cpu_relax();
 	/* Protected loads must not be satisfied before the count is read. */
 	smp_rmb();
 	return seq;

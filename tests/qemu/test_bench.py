@@ -1,0 +1,70 @@
+"""Benchmarks in QEMU (issue 7): cyclictest and sysbench print rt-tests /
+sysbench style output and well-formed RESULT lines; on qemu-tc2, packing
+small tasks (pack=rails) uses less than half the energy of pack=off on the
+seeds' two-cyclictest workload, while sysbench time is unchanged."""
+import re
+
+from qemulib import boot
+
+RESULT = re.compile(r"^RESULT (.*)$", re.M)
+
+
+def results(output):
+    out = []
+    for line in RESULT.findall(output):
+        kv = dict(f.split("=", 1) for f in line.split())
+        out.append(kv)
+    return out
+
+
+def test_result_lines_are_well_formed():
+    r = boot("qemu-tc2", run="cyclictest -t 3 -D 200ms; sysbench --num-threads=4 --max-requests=8; "
+                              "cyclictest -t 2 -i 500 -d 100 -D 100ms &; sysbench --test=cpu --num-threads=2 "
+                              "--max-requests=4 run; wait", timeout=120)
+    assert r.status == 0, r
+    res = results(r.output)
+    assert [x["bench"] for x in res].count("cyclictest") == 2 and [x["bench"] for x in res].count("sysbench") == 2, r
+    for x in res:
+        assert x["board"] == "qemu-tc2" and x["pack"] == "rails", x
+        for k in ["energy", "energy_c0", "energy_c1", "cluster0_off_us", "cluster1_off_us"] + \
+                 ["cpu%d_%s_us" % (c, s) for c in range(5) for s in ("busy", "idle")]:
+            assert k in x and x[k].isdigit(), (k, x)
+        if x["bench"] == "cyclictest":
+            for k in ("threads", "duration_us", "lat_min_us", "lat_avg_us", "lat_max_us"):
+                assert x[k].isdigit(), (k, x)
+            assert int(x["lat_min_us"]) <= int(x["lat_avg_us"]) <= int(x["lat_max_us"]), x
+        else:
+            assert x["threads"] in ("4", "2") and int(x["time_us"]) > 0, x
+    assert len(re.findall(r"^T: ?\d+ \( *\d+\) P: 0 I:\d+ C: *\d+ Min: *\d+ Act: *\d+ Avg: *\d+ Max: *\d+$",
+                          r.output, re.M)) == 5, r
+    assert re.search(r"^    total time: +\d+\.\d{4}s$", r.output, re.M), r
+    # A 500 us interval with 100 us distance: threads at 500 and 600 us.
+    assert re.search(r"^T: 1 \( *\d+\) P: 0 I:600 ", r.output, re.M), r
+
+
+def test_bad_benchmark_arguments():
+    r = boot("vexpress-a9", run="cyclictest -t 4; cyclictest -x 1 -D 1; sysbench --threads=2; "
+                                "sysbench --num-threads=0; uptime", timeout=60)
+    assert r.status == 0, r
+    assert "error: cyclictest: -D <duration> is required" in r.output, r
+    assert "error: cyclictest: unknown option '-x'" in r.output, r
+    assert "error: sysbench: unknown option '--threads=2'" in r.output, r
+    assert "error: sysbench: bad value in '--num-threads=0'" in r.output, r
+
+
+SEED = ("cyclictest -t 8 -q -e 1000000 -D 6 &; cyclictest -t 8 -q -e 1000000 -D 6 &; "
+        "sleep 1000; energy mark; sleep 4000; energy; wait; sysbench --num-threads=8 --max-requests=100")
+
+
+def test_packing_halves_cyclictest_energy_and_keeps_sysbench_time():
+    runs = {}
+    for mode in ("off", "rails"):
+        r = boot("qemu-tc2", append="pack=" + mode, run=SEED, timeout=180)
+        assert r.status == 0, r
+        window = re.search(r"^energy: energy=(\d+) energy_c0=(\d+) energy_c1=(\d+) ", r.output, re.M)
+        sysb = [x for x in results(r.output) if x["bench"] == "sysbench"]
+        assert window and len(sysb) == 1, r
+        runs[mode] = (int(window.group(1)), int(sysb[0]["time_us"]))
+    (e_off, t_off), (e_rails, t_rails) = runs["off"], runs["rails"]
+    assert e_rails < 0.5 * e_off, "pack=rails energy %d is not below half of pack=off %d" % (e_rails, e_off)
+    assert abs(t_rails - t_off) < 0.02 * t_off, runs
