@@ -21,7 +21,7 @@ void boot_topology_init(const struct fdt *fdt)
 	if (mode_arg) {
 		mode = pack_mode_parse(mode_arg);
 		if (mode < 0) {
-			kprintf("bootargs: pack=%s is not off, rails or all; using rails\n", mode_arg);
+			kprintf("bootargs: pack=%s is not off, rails, all or energy; using rails\n", mode_arg);
 			mode = PACK_RAILS;
 		}
 	}

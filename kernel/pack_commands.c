@@ -40,14 +40,14 @@ static int cmd_topo(int argc, char **argv)
 static int cmd_pack(int argc, char **argv)
 {
 	if (argc > 2) {
-		kprintf("error: usage: pack [off|rails|all]\n");
+		kprintf("error: usage: pack [off|rails|all|energy]\n");
 		return 1;
 	}
 	if (argc == 2) {
 		int mode = pack_mode_parse(argv[1]);
 
 		if (mode < 0 || pack_set_mode(mode) != 0) {
-			kprintf("error: unknown pack mode '%s' (off, rails, all)\n", argv[1]);
+			kprintf("error: unknown pack mode '%s' (off, rails, all, energy)\n", argv[1]);
 			return 1;
 		}
 		kprintf("pack: mode %s\n", pack_mode_name(sched_topo.pack));
@@ -71,7 +71,7 @@ static int cmd_pack(int argc, char **argv)
 
 static const struct shell_cmd commands[] = {
 	{ "topo", "", "scheduling domains, rails and pack buddies", cmd_topo },
-	{ "pack", "[off|rails|all]", "show packing counters, or change the pack mode", cmd_pack },
+	{ "pack", "[off|rails|all|energy]", "show packing counters, or change the pack mode", cmd_pack },
 };
 
 void pack_commands_register(void)

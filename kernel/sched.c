@@ -408,12 +408,14 @@ static int select_task_rq(struct task *p, int prev_cpu, bool wakeup)
 	bool prev_ok = task_allowed_on(p, prev_cpu);
 
 	if (wakeup) {
-		int buddy = -1;
-		enum pack_reason why = pack_check(p, prev_cpu, &buddy);
+		int target = -1;
+		enum pack_reason why = READ_ONCE(sched_topo.pack) == PACK_ENERGY ?
+					       pack_energy_select(p, prev_cpu, &target) :
+					       pack_check(p, prev_cpu, &target);
 
 		pack_count(prev_cpu, why);
-		if (why == PACK_PACKED)
-			return buddy;
+		if (why == PACK_PACKED || why == PACK_ENERGY_PREV || why == PACK_ENERGY_IDLE)
+			return target;
 	}
 
 	if (prev_ok && cpu_idle_now(prev_cpu))

@@ -30,6 +30,8 @@ extern uint32_t nohz_idle_cpus;	/* tickless idle CPUs, bit n = CPU n (atomic) */
 /* Should waking @p, last on @cpu, go to @cpu's buddy (*target)? Why (not)? */
 enum pack_reason pack_check(const struct task *p, int cpu, int *target);
 void pack_count(int cpu, enum pack_reason why);
+/* pack=energy: the wake-up CPU with the least estimated energy cost. */
+enum pack_reason pack_energy_select(const struct task *p, int prev, int *target);
 void nohz_enter_idle(int cpu);
 void nohz_exit_idle(int cpu);
 

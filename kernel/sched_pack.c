@@ -10,6 +10,8 @@
  * CPU, both valid CPUs or -1.
  */
 #include "arch/barrier.h"
+#include "kernel/energy.h"
+#include "kernel/idle.h"
 #include "kernel/panic.h"
 #include "kernel/timer.h"
 #include "kernel/sched_internal.h"
@@ -22,6 +24,9 @@ const char *const pack_reason_names[PACK_NR_REASONS] = {
 	[PACK_NOT_ALLOWED] = "not_allowed",
 	[PACK_BUDDY_BUSY] = "buddy_busy",
 	[PACK_WAITING] = "waiting",
+	[PACK_ENERGY_PREV] = "energy_prev",
+	[PACK_ENERGY_IDLE] = "energy_idle",
+	[PACK_ENERGY_NONE] = "energy_none",
 };
 
 /* A task that waits more than 3/8 of its runnable time on its buddy is not helped by packing. */
@@ -94,7 +99,7 @@ int pack_set_mode(int mode)
 	static spinlock_t lock = SPINLOCK_INIT;
 	unsigned long flags;
 
-	if (mode != PACK_OFF && mode != PACK_RAILS && mode != PACK_ALL)
+	if (mode != PACK_OFF && mode != PACK_RAILS && mode != PACK_ALL && mode != PACK_ENERGY)
 		return -1;
 	flags = spin_lock_irqsave(&lock);
 	next = sched_topo;
@@ -108,4 +113,110 @@ int pack_set_mode(int mode)
 	WRITE_ONCE(sched_topo.pack, (enum pack_mode)mode);
 	spin_unlock_irqrestore(&lock, flags);
 	return 0;
+}
+
+/* ------------------------------------------------------------ pack=energy */
+
+/* Fractions in 2^-20 units: tiny tasks (cyclictest: ~0.1%) must not round to 0. */
+#define E_SCALE (1u << 20)
+#define ENERGY_MARGIN (E_SCALE / 5 * 4)	/* a CPU above 80% busy takes no more */
+
+static uint32_t usage_fraction(const struct sched_avg *a)
+{
+	return a->runnable_avg_period ? (uint32_t)(((uint64_t)a->usage_avg_sum << 20) / a->runnable_avg_period) : 0;
+}
+
+/* Recent busy fraction of @cpu (PELT usage, x E_SCALE), from any CPU. */
+static uint32_t cpu_usage(int cpu)
+{
+	struct sched_avg a;
+
+	rq_avg_read(cpu, &a);
+	return usage_fraction(&a);
+}
+
+/*
+ * Estimated extra power (model units, x E_SCALE) of running a task busy
+ * @u (x E_SCALE, measured on a CPU of capacity @from_cap) on @cpu:
+ * its core's busy power over idle power for the time it runs, plus its
+ * rail's cost: waking a rail that is off keeps it on at least at its idle
+ * power; on a rail that is on, only the part of the task's run that does
+ * not overlap the CPU's own busy time adds rail busy time. UINT64_MAX when
+ * the CPU has no room (capacity margin).
+ */
+static uint64_t energy_delta(int cpu, uint32_t u, uint32_t from_cap, uint32_t usage)
+{
+	const struct energy_model *m = energy_model();
+	const struct cpu_idle *ci = cpu_idle_of(cpu);
+	const struct energy_cost *core = &m->core[cpu], *rail = &m->rail[ci->rail];
+	uint64_t uc = (uint64_t)u * from_cap / sched_topo.cpu[cpu].capacity;
+	uint64_t e;
+
+	if (uc > E_SCALE)
+		uc = E_SCALE;
+	if (usage + uc > ENERGY_MARGIN)
+		return UINT64_MAX;
+	e = uc * (core->busy - (core->nr_idle ? core->idle[0] : 0));
+	if (idle_rail(ci->rail)->state == RAIL_OFF && rail->nr_idle > 1) {
+		uint32_t off = rail->idle[rail->nr_idle - 1];
+
+		e += uc * (rail->busy - off) + (uint64_t)(E_SCALE - uc) * (rail->idle[0] - off);
+	} else {
+		e += uc * (rail->busy - rail->idle[0]) / E_SCALE * (E_SCALE - usage);
+	}
+	return e;
+}
+
+/*
+ * Where waking @p (last on @prev) costs least energy: its previous CPU, its
+ * buddy, or the first idle CPU of each rail: O(rails), not O(CPUs). A task
+ * that has been waiting too long (latency guard) is only placed on idle
+ * CPUs. Returns the reason and sets *target; PACK_ENERGY_NONE leaves the
+ * choice to the normal path.
+ */
+enum pack_reason pack_energy_select(const struct task *p, int prev, int *target)
+{
+	uint32_t idle = READ_ONCE(nohz_idle_cpus) & sched_online_mask() & p->cpus_allowed;
+	int buddy = READ_ONCE(sched_topo.pack_buddy[prev]);
+	int cand[2 + IDLE_MAX_RAILS], nr = 0, best = -1;
+	uint64_t best_e = UINT64_MAX;
+	struct sched_avg ta;
+	bool guard;
+	uint32_t u;
+
+	if (!energy_model()->present)
+		return PACK_ENERGY_NONE;
+	task_avg_read(p, &ta);
+	pelt_update(&ta, arch_now_ns(), false, false);
+	u = usage_fraction(&ta);
+	guard = waits_too_much(&ta);
+	if (task_allowed_on(p, prev))
+		cand[nr++] = prev;
+	if (buddy >= 0 && buddy != prev && task_allowed_on(p, buddy))
+		cand[nr++] = buddy;
+	for (int r = 0; r < idle_nr_rails(); r++) {
+		uint32_t m = idle & idle_rail(r)->cpus;
+
+		if (m)
+			cand[nr++] = __builtin_ctz(m);
+	}
+	for (int i = 0; i < nr; i++) {
+		int c = cand[i];
+		bool is_idle = (idle >> c) & 1u;
+		uint64_t e;
+
+		if (guard && !is_idle)
+			continue;
+		e = energy_delta(c, u, sched_topo.cpu[prev].capacity, is_idle ? 0 : cpu_usage(c));
+		if (e < best_e) {	/* ties keep the earlier: prev, then buddy */
+			best_e = e;
+			best = c;
+		}
+	}
+	if (best < 0)
+		return PACK_ENERGY_NONE;
+	*target = best;
+	if (best == prev)
+		return PACK_ENERGY_PREV;
+	return best == buddy ? PACK_PACKED : PACK_ENERGY_IDLE;
 }

@@ -485,6 +485,8 @@ int pack_mode_parse(const char *s)
 		return PACK_RAILS;
 	if (strcmp(s, "all") == 0)
 		return PACK_ALL;
+	if (strcmp(s, "energy") == 0)
+		return PACK_ENERGY;
 	return -1;
 }
 
@@ -493,6 +495,7 @@ const char *pack_mode_name(enum pack_mode mode)
 	switch (mode) {
 	case PACK_OFF: return "off";
 	case PACK_ALL: return "all";
+	case PACK_ENERGY: return "energy";
 	default: return "rails";
 	}
 }

@@ -79,6 +79,9 @@ enum pack_reason {
 	PACK_NOT_ALLOWED,	/* affinity excludes the buddy */
 	PACK_BUDDY_BUSY,	/* usage << nr_running > period */
 	PACK_WAITING,		/* on its buddy, but waits > 37.5% of its runnable time */
+	PACK_ENERGY_PREV,	/* energy mode: staying put costs least */
+	PACK_ENERGY_IDLE,	/* energy mode: an idle CPU costs least (or latency guard) */
+	PACK_ENERGY_NONE,	/* energy mode: no candidate has room: normal path */
 	PACK_NR_REASONS,
 };
 extern const char *const pack_reason_names[PACK_NR_REASONS];

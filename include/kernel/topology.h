@@ -75,6 +75,7 @@ enum pack_mode {
 	PACK_OFF,	/* no buddy anywhere (the seeds' "default") */
 	PACK_RAILS,	/* rails from the DT (default) */
 	PACK_ALL,	/* every CPU its own rail */
+	PACK_ENERGY,	/* rails' buddies, but each wake-up decided by the energy model */
 };
 
 struct sched_group {

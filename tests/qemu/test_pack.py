@@ -61,7 +61,7 @@ def test_pack_mode_switch_at_run_time_and_topo():
     assert r.status == 0, r
     out = r.output
     assert re.search(r"^pack: mode all$", out, re.M) and re.search(r"^pack: mode rails$", out, re.M), r
-    assert "error: unknown pack mode 'bogus' (off, rails, all)" in out, r
+    assert "error: unknown pack mode 'bogus' (off, rails, all, energy)" in out, r
     assert re.search(r"^topo: 5 CPUs, 2 clusters, pack=all$", out, re.M), r
     assert re.search(r"^cpu0 mpidr=0x0 cluster=0 capacity=1024 rail=0 arm,cortex-a15: "
                      r"MC\[0-1: \{0\}/1024 \{1\}/1024\] DIE\[0-4: \{0-1\}/2048 \{2-4\}/1548\]$", out, re.M), r
@@ -69,3 +69,21 @@ def test_pack_mode_switch_at_run_time_and_topo():
     b = buddies(out)
     assert b[-15:-10] == [2, 0, 2, 2, 2] and b[-5:] == [2, 2, 2, 3, 4], b
     assert "schedcheck: ok" in out, r
+
+
+def test_energy_mode_decides_by_the_model():
+    # pack=energy (issue 11, first version): every wake-up is placed by the
+    # energy model; on the seeds' small-task workload it must beat spreading.
+    script = ("cyclictest -t 8 -q -e 1000000 -D 3 &; cyclictest -t 8 -q -e 1000000 -D 3 &; sleep 500; "
+              "energy mark; sleep 2000; energy; wait; pack")
+    e = {}
+    for mode in ("off", "energy"):
+        r = boot("qemu-tc2", append="pack=" + mode, run=script, timeout=180)
+        assert r.status == 0, r
+        m = re.search(r"^energy: energy=(\d+) ", r.output, re.M)
+        assert m, r
+        e[mode] = int(m.group(1))
+    assert re.search(r"^pack: mode energy$", r.output, re.M), r
+    assert re.search(r"^pack: cpu2 buddy=2 .* energy_prev=[1-9]\d* energy_idle=\d+ energy_none=\d+$",
+                     r.output, re.M), r
+    assert e["energy"] < 0.75 * e["off"], e
