@@ -28,13 +28,18 @@
  *                WFI ends at once: state=WFI (next timer in 100 us) and the
  *                state the governor picks for an unbounded sleep
  *   mem          static sizes: struct task, stack, run queue (no timing)
- * tasks=N: N tasks on the measured CPU: N-1 background tasks that loop on
- * task_yield(), plus the measured one (ctxsw: at least one partner).
- * Default: all FIGs, tasks=1, reps=101. Nothing else should run meanwhile:
- * under icount every vCPU advances the one virtual clock, so other busy
- * CPUs would be counted; the measurements keep all other CPUs idle.
- * Samples are taken with IRQs masked where that isolates the cost (tick,
- * select, pack, pelt, idle), and the cost of one clock read is subtracted.
+ * tasks=N: N tasks on the measured CPU: N-1 background tasks pinned there
+ * that loop on task_yield(), plus the measured one (ctxsw: N yielders, at
+ * least 2; wake_remote: the background is on the sleeper's CPU).
+ * Default: all FIGs, tasks=1, reps=101; cpu=1 (CPU0 has the console).
+ * Nothing else should run meanwhile: under icount every vCPU advances the
+ * one virtual clock, so other busy CPUs would be counted; the measurements
+ * keep all other CPUs idle. Samples are taken with IRQs masked where that
+ * isolates the cost (tick, select, pack, pelt, idle), and the cost of one
+ * clock read is subtracted. Sleepers that are timed run at nice -20 (they
+ * must keep the right to preempt 999 yielders; see WAKEE_NICE), and every
+ * measured task is created before its background and at nice -20 (see
+ * run_on() and bg_wait(): CFS places new tasks a slice behind).
  */
 #include "kernel/microbench.h"
 
@@ -161,8 +166,7 @@ static uint64_t sa_[MB_MAX_REPS], sb_[MB_MAX_REPS], sc_[MB_MAX_REPS];
 
 static struct {
 	volatile bool stop;
-	volatile int started;
-	volatile int want;		/* how many will start */
+	volatile int want;		/* how many will be created */
 	volatile int n;			/* created so far */
 	struct task *t[MB_MAX_BG];
 } bg;
@@ -258,7 +262,6 @@ static struct task *spawn(const char *name, void (*fn)(void *), void *arg, int n
 static void bg_fn(void *arg)
 {
 	(void)arg;
-	__atomic_add_fetch(&bg.started, 1, __ATOMIC_RELAXED);
 	while (!READ_ONCE(bg.stop))
 		task_yield();
 }
@@ -266,7 +269,6 @@ static void bg_fn(void *arg)
 static void bg_reset(void)
 {
 	bg.stop = false;
-	bg.started = 0;
 	bg.n = 0;
 	bg.want = 0;
 }
@@ -655,8 +657,19 @@ static void pack_fn(void *arg)
 	}
 	buddy = sched_topo.pack_buddy[from];
 	for (unsigned r = 0; r < reps; r++) {
-		unsigned long flags = arch_irq_save();
-		uint64_t t0 = arch_now_ns(), t1;
+		unsigned long flags;
+		uint64_t t0, t1;
+
+		/*
+		 * The cost depends on where the two averages it ages (the task's,
+		 * an idle buddy's) stand in their PELT periods: spread the batches
+		 * over ~1 ms, the same way whatever the background, so the samples
+		 * cover those states instead of landing on one by chance.
+		 */
+		if (r)
+			task_sleep_ns((uint64_t)(r % 8) * 130 * NSEC_PER_USEC);
+		flags = arch_irq_save();
+		t0 = arch_now_ns();
 
 		for (unsigned b = 0; b < batch; b++)
 			why = pack_check(w, from, &target);

@@ -440,6 +440,11 @@ static int select_task_rq(struct task *p, int prev_cpu, bool wakeup)
 	panic("task %u (%s) may run on no CPU", (unsigned)p->tid, p->name);
 }
 
+int sched_select_task_rq(struct task *p, int prev_cpu, bool wakeup)
+{
+	return select_task_rq(p, prev_cpu, wakeup);
+}
+
 /* Lock the rq @p belongs to (p->cpu may change until we hold it). */
 static struct rq *task_rq_lock(struct task *p)
 {

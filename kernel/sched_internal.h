@@ -17,6 +17,8 @@ void migrate_task_locked(struct task *p, struct rq *src, struct rq *dst);
 void resched_cpu(int cpu);
 bool cpu_idle_now(int cpu);
 bool task_allowed_on(const struct task *p, int cpu);
+/* The wake-up placement decision, for benchmarks (counts a packing outcome when @wakeup). */
+int sched_select_task_rq(struct task *p, int prev_cpu, bool wakeup);
 
 /* Load balancing (kernel/sched_balance.c). IRQs off, no rq lock held. */
 void balance_tick(struct rq *rq, uint64_t now);	/* periodic, from the tick */

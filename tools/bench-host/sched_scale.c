@@ -25,11 +25,12 @@
  *                      select_task_rq walks prev's domains and then every
  *                      CPU looking for an idle one, finds none, stays on prev
  * pack_check and wake_up need a live scheduler: sched_init(),
- * sched_init_cpu() and sched_cpu_online() on the host (the arch hooks below are stubs: a fake
- * clock, no IPIs, no timer, no power-down), which takes at most 32 CPUs
- * (the kernel's cpus_allowed and idle masks are 32-bit words), so those
- * regions stop at N = 32. Between wake-ups, outside the counted part, the
- * task is put back to sleep on its CPU and the queues are emptied.
+ * sched_init_cpu() and sched_cpu_online() on the host (the arch hooks below
+ * are stubs: a fake clock, no IPIs, no timer, no power-down, no energy
+ * meters), which takes at most 32 CPUs (the kernel's cpus_allowed and idle
+ * masks are 32-bit words), so those regions stop at N = 32. Between
+ * wake-ups, outside the counted part, the task is put back to sleep on its
+ * CPU and the queues are emptied.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -41,6 +42,7 @@
 
 #include "arch/cpu.h"
 #include "arch/ipi.h"
+#include "kernel/energy_meter.h"
 #include "kernel/power.h"
 #include "kernel/sched.h"
 #include "kernel/sched_internal.h"
@@ -81,6 +83,53 @@ void platform_cluster_power_down(int rail)
 void platform_cluster_power_up(int rail)
 {
 	(void)rail;
+}
+
+/*
+ * The energy meters' driver half (drivers/vexpress_energy.c on ARM): the
+ * energy model, which the placement code may consult, links against it.
+ * No meters here. Weak, in case the host library grows its own stubs.
+ */
+__attribute__((weak)) int energy_meter_init_dt(const struct fdt *fdt)
+{
+	(void)fdt;
+	return 0;
+}
+
+__attribute__((weak)) bool energy_meter_available(void)
+{
+	return false;
+}
+
+__attribute__((weak)) int energy_meter_count(void)
+{
+	return 0;
+}
+
+__attribute__((weak)) int energy_meter_cluster(int i)
+{
+	(void)i;
+	return -1;
+}
+
+__attribute__((weak)) const char *energy_meter_label(int i)
+{
+	(void)i;
+	return "";
+}
+
+__attribute__((weak)) int energy_meter_read_uj(int i, uint64_t *uj)
+{
+	(void)i;
+	*uj = 0;
+	return -1;
+}
+
+__attribute__((weak)) int energy_meter_read_uw(int i, uint32_t *uw)
+{
+	(void)i;
+	*uw = 0;
+	return -1;
 }
 
 /* ------------------------------------------------------------ machine */
