@@ -1,7 +1,6 @@
 /* Energy model and accounting; see include/kernel/energy.h. */
 #include "kernel/energy.h"
 
-#include <stdarg.h>
 #include <string.h>
 
 #include "kernel/fdt.h"
@@ -9,32 +8,6 @@
 #include "kernel/panic.h"
 #include "kernel/printk.h"
 #include "kernel/timer.h"
-
-__attribute__((format(printf, 3, 4)))
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	kvsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
-static int cpu_node_of(const struct fdt *fdt, int index)
-{
-	int cpus = fdt_path(fdt, "/cpus"), i = 0;
-
-	for (int n = fdt_first_child(fdt, cpus); n >= 0; n = fdt_next_sibling(fdt, n)) {
-		const char *type = fdt_prop_string(fdt, n, "device_type");
-
-		if (!type || strcmp(type, "cpu") != 0 || !fdt_node_enabled(fdt, n))
-			continue;
-		if (i++ == index)
-			return n;
-	}
-	return -1;
-}
 
 static int parse_cost(const struct fdt *fdt, int node, int want_idle, struct energy_cost *c, char *err,
 		      size_t errlen)
@@ -44,10 +17,10 @@ static int parse_cost(const struct fdt *fdt, int node, int want_idle, struct ene
 
 	memset(c, 0, sizeof(*c));
 	if (!fdt_getprop(fdt, node, "busy-cost-data", &len) || len == 0 || len % 8)
-		return fail(err, errlen, "energy: %s: busy-cost-data must be <capacity power> pairs", name);
+		return format_error(err, errlen, "energy: %s: busy-cost-data must be <capacity power> pairs", name);
 	fdt_prop_cell(fdt, node, "busy-cost-data", len / 4 - 1, &c->busy);
 	if (!fdt_getprop(fdt, node, "idle-cost-data", &len) || len % 4 || len / 4 != want_idle)
-		return fail(err, errlen, "energy: %s: idle-cost-data needs %d entries", name, want_idle);
+		return format_error(err, errlen, "energy: %s: idle-cost-data needs %d entries", name, want_idle);
 	c->nr_idle = want_idle;
 	for (int i = 0; i < want_idle; i++)
 		fdt_prop_cell(fdt, node, "idle-cost-data", i, &c->idle[i]);
@@ -64,7 +37,7 @@ int energy_model_parse_dt(const struct fdt *fdt, const struct topology *topo, co
 	m->nr_cpus = topo->nr_cpus;
 	m->nr_rails = nr_rails;
 	for (int cpu = 0; cpu < topo->nr_cpus; cpu++) {
-		int node = cpu_node_of(fdt, cpu), len, r = ci[cpu].rail;
+		int node = fdt_cpu_node(fdt, cpu), len, r = ci[cpu].rail;
 		uint32_t core_ph, rail_ph;
 		int core, rail_node;
 		/* Rail idle costs: all-idle-on, then off if the rail has domain states. */
@@ -74,14 +47,14 @@ int energy_model_parse_dt(const struct fdt *fdt, const struct topology *topo, co
 		if (node < 0 || !fdt_getprop(fdt, node, "sched-energy-costs", &len))
 			continue;
 		if (len != 8)
-			return fail(err, errlen, "energy: cpu%d: sched-energy-costs must be <&core &cluster>", cpu);
+			return format_error(err, errlen, "energy: cpu%d: sched-energy-costs must be <&core &cluster>", cpu);
 		found++;
 		fdt_prop_cell(fdt, node, "sched-energy-costs", 0, &core_ph);
 		fdt_prop_cell(fdt, node, "sched-energy-costs", 1, &rail_ph);
 		core = fdt_node_by_phandle(fdt, core_ph);
 		rail_node = fdt_node_by_phandle(fdt, rail_ph);
 		if (core < 0 || rail_node < 0)
-			return fail(err, errlen, "energy: cpu%d: sched-energy-costs names a missing node", cpu);
+			return format_error(err, errlen, "energy: cpu%d: sched-energy-costs names a missing node", cpu);
 		for (int s = 0; s < ci[cpu].nr_states; s++)
 			if (!ci[cpu].states[s].domain)
 				core_idle++;
@@ -100,7 +73,7 @@ int energy_model_parse_dt(const struct fdt *fdt, const struct topology *topo, co
 	if (found == 0)
 		return 1;
 	if (found != topo->nr_cpus)
-		return fail(err, errlen, "energy: %d of %d CPUs have sched-energy-costs", found, topo->nr_cpus);
+		return format_error(err, errlen, "energy: %d of %d CPUs have sched-energy-costs", found, topo->nr_cpus);
 	m->present = true;
 	return 0;
 }

@@ -650,3 +650,20 @@ bool fdt_reserved(const struct fdt *fdt, int index, uint64_t *addr, uint64_t *si
 	}
 	return true;
 }
+
+int fdt_cpu_node(const struct fdt *fdt, int index)
+{
+	int cpus = fdt_path(fdt, "/cpus"), i = 0;
+
+	if (cpus < 0)
+		return -1;
+	for (int n = fdt_first_child(fdt, cpus); n >= 0; n = fdt_next_sibling(fdt, n)) {
+		const char *type = fdt_prop_string(fdt, n, "device_type");
+
+		if (!type || strcmp(type, "cpu") != 0 || !fdt_node_enabled(fdt, n))
+			continue;
+		if (i++ == index)
+			return n;
+	}
+	return -1;
+}

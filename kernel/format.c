@@ -272,3 +272,13 @@ int ksnprintf(char *buf, size_t size, const char *fmt, ...)
 	va_end(ap);
 	return n;
 }
+
+int format_error(char *err, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	kvsnprintf(err, size, fmt, ap);
+	va_end(ap);
+	return -1;
+}

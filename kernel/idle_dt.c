@@ -1,22 +1,10 @@
 /* Idle states and rails from the DT; see include/kernel/idle.h. */
-#include <stdarg.h>
 #include <string.h>
 
 #include "kernel/fdt.h"
 #include "kernel/format.h"
 #include "kernel/idle.h"
 #include "kernel/topology.h"
-
-__attribute__((format(printf, 3, 4)))
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	kvsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 static int parse_state(const struct fdt *fdt, int node, bool domain, struct idle_state *st, char *err,
 		       size_t errlen)
@@ -26,10 +14,10 @@ static int parse_state(const struct fdt *fdt, int node, bool domain, struct idle
 	const char *name = fdt_node_name(fdt, node);
 
 	if (!fdt_is_compatible(fdt, node, "arm,idle-state"))
-		return fail(err, errlen, "idle state %s is not compatible with arm,idle-state", name);
+		return format_error(err, errlen, "idle state %s is not compatible with arm,idle-state", name);
 	for (int i = 0; i < 3; i++)
 		if (fdt_prop_u32(fdt, node, props[i], &us[i]) != 0)
-			return fail(err, errlen, "idle state %s: missing or malformed %s", name, props[i]);
+			return format_error(err, errlen, "idle state %s: missing or malformed %s", name, props[i]);
 	memset(st, 0, sizeof(*st));
 	ksnprintf(st->name, sizeof(st->name), "%s", name);
 	st->entry_ns = (uint64_t)us[0] * 1000;
@@ -50,7 +38,7 @@ static int add_states(const struct fdt *fdt, int node, const char *prop, bool do
 	if (!p)
 		return 0;
 	if (len % 4)
-		return fail(err, errlen, "%s: %s is not a list of phandles", fdt_node_name(fdt, node), prop);
+		return format_error(err, errlen, "%s: %s is not a list of phandles", fdt_node_name(fdt, node), prop);
 	for (int i = 0; i < len / 4; i++) {
 		uint32_t ph;
 		int st;
@@ -58,35 +46,20 @@ static int add_states(const struct fdt *fdt, int node, const char *prop, bool do
 		fdt_prop_cell(fdt, node, prop, i, &ph);
 		st = fdt_node_by_phandle(fdt, ph);
 		if (st < 0)
-			return fail(err, errlen, "%s: %s entry %d (phandle 0x%x) names no node",
+			return format_error(err, errlen, "%s: %s entry %d (phandle 0x%x) names no node",
 				    fdt_node_name(fdt, node), prop, i, (unsigned)ph);
 		if (ci->nr_states == IDLE_MAX_STATES)
-			return fail(err, errlen, "%s: more than %d idle states", fdt_node_name(fdt, node),
+			return format_error(err, errlen, "%s: more than %d idle states", fdt_node_name(fdt, node),
 				    IDLE_MAX_STATES - 1);
 		if (parse_state(fdt, st, domain, &ci->states[ci->nr_states], err, errlen) < 0)
 			return -1;
 		if (ci->nr_states > 0 && ci->states[ci->nr_states].min_residency_ns <
 						 ci->states[ci->nr_states - 1].min_residency_ns)
-			return fail(err, errlen, "%s: idle state %s is listed after a deeper one",
+			return format_error(err, errlen, "%s: idle state %s is listed after a deeper one",
 				    fdt_node_name(fdt, node), ci->states[ci->nr_states].name);
 		ci->nr_states++;
 	}
 	return 0;
-}
-
-static int cpu_node_of(const struct fdt *fdt, int index)
-{
-	int cpus = fdt_path(fdt, "/cpus"), i = 0;
-
-	for (int n = fdt_first_child(fdt, cpus); n >= 0; n = fdt_next_sibling(fdt, n)) {
-		const char *type = fdt_prop_string(fdt, n, "device_type");
-
-		if (!type || strcmp(type, "cpu") != 0 || !fdt_node_enabled(fdt, n))
-			continue;
-		if (i++ == index)
-			return n;
-	}
-	return -1;
 }
 
 int idle_parse_dt(const struct fdt *fdt, const struct topology *topo, struct cpu_idle *ci, struct rail *rails,
@@ -95,10 +68,10 @@ int idle_parse_dt(const struct fdt *fdt, const struct topology *topo, struct cpu
 	int rail_key[IDLE_MAX_RAILS], nr_rails = 0;
 
 	if (topo->nr_cpus > 32)
-		return fail(err, errlen, "idle: %d CPUs; rails track at most 32", topo->nr_cpus);
+		return format_error(err, errlen, "idle: %d CPUs; rails track at most 32", topo->nr_cpus);
 	for (int cpu = 0; cpu < topo->nr_cpus; cpu++) {
 		struct cpu_idle *c = &ci[cpu];
-		int node = cpu_node_of(fdt, cpu), key = topo->cpu[cpu].rail_key, r;
+		int node = fdt_cpu_node(fdt, cpu), key = topo->cpu[cpu].rail_key, r;
 
 		memset(c, 0, sizeof(*c));
 		idle_gov_init(&c->gov);
@@ -107,7 +80,7 @@ int idle_parse_dt(const struct fdt *fdt, const struct topology *topo, struct cpu
 		c->nr_states = 1;
 		ksnprintf(c->states[0].name, sizeof(c->states[0].name), "wfi");
 		if (node < 0)
-			return fail(err, errlen, "idle: cpu%d has no cpu node", cpu);
+			return format_error(err, errlen, "idle: cpu%d has no cpu node", cpu);
 		if (add_states(fdt, node, "cpu-idle-states", false, c, err, errlen) < 0)
 			return -1;
 		if (key >= 0 && add_states(fdt, key, "domain-idle-states", true, c, err, errlen) < 0)
@@ -116,7 +89,7 @@ int idle_parse_dt(const struct fdt *fdt, const struct topology *topo, struct cpu
 			;
 		if (r == nr_rails) {
 			if (nr_rails == IDLE_MAX_RAILS)
-				return fail(err, errlen, "idle: more than %d power rails", IDLE_MAX_RAILS);
+				return format_error(err, errlen, "idle: more than %d power rails", IDLE_MAX_RAILS);
 			rail_key[nr_rails] = key;
 			rail_init(&rails[nr_rails], 0, topo->cpu[cpu].cluster, now);
 			nr_rails++;
@@ -131,7 +104,7 @@ int idle_parse_dt(const struct fdt *fdt, const struct topology *topo, struct cpu
 			bool b = ci[other].states[ci[other].nr_states - 1].domain;
 
 			if (ci[cpu].rail == ci[other].rail && a != b)
-				return fail(err, errlen, "idle: cpu%d and cpu%d share a rail but not its idle states",
+				return format_error(err, errlen, "idle: cpu%d and cpu%d share a rail but not its idle states",
 					    cpu, other);
 		}
 	return nr_rails;

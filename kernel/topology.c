@@ -1,7 +1,6 @@
 /* Topology, scheduling domains and pack buddies; see include/kernel/topology.h. */
 #include "kernel/topology.h"
 
-#include <stdarg.h>
 #include <string.h>
 
 #include "kernel/fdt.h"
@@ -9,17 +8,6 @@
 #include "kernel/panic.h"
 
 struct topology sched_topo;
-
-__attribute__((format(printf, 3, 4)))
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	kvsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 static bool name_is(const char *name, const char *prefix)
 {
@@ -57,13 +45,13 @@ static int map_leaf(struct walk *w, int node, uint32_t phandle)
 		if (w->cpu_node[i] == target)
 			cpu = i;
 	if (cpu < 0)
-		return fail(w->err, w->errlen, "cpu-map/.../%s: cpu phandle 0x%x is not an enabled cpu node",
+		return format_error(w->err, w->errlen, "cpu-map/.../%s: cpu phandle 0x%x is not an enabled cpu node",
 			    fdt_node_name(w->fdt, node), (unsigned)phandle);
 	if (w->seen[cpu])
-		return fail(w->err, w->errlen, "cpu-map: cpu%d appears twice (at %s)", cpu,
+		return format_error(w->err, w->errlen, "cpu-map: cpu%d appears twice (at %s)", cpu,
 			    fdt_node_name(w->fdt, node));
 	if (w->depth == 0)
-		return fail(w->err, w->errlen, "cpu-map: %s is in no cluster", fdt_node_name(w->fdt, node));
+		return format_error(w->err, w->errlen, "cpu-map: %s is in no cluster", fdt_node_name(w->fdt, node));
 	w->seen[cpu] = true;
 	c = &w->topo->cpu[cpu];
 	c->nr_anc = w->depth;
@@ -86,10 +74,10 @@ static int walk_map(struct walk *w, int node)
 			continue;
 		}
 		if (fdt_has_prop(w->fdt, n, "cpu"))
-			return fail(w->err, w->errlen, "cpu-map: %s has a malformed cpu property", name);
+			return format_error(w->err, w->errlen, "cpu-map: %s has a malformed cpu property", name);
 		if (name_is(name, "cluster")) {
 			if (w->depth == TOPO_MAX_DEPTH)
-				return fail(w->err, w->errlen, "cpu-map: clusters nested deeper than %d (at %s)",
+				return format_error(w->err, w->errlen, "cpu-map: clusters nested deeper than %d (at %s)",
 					    TOPO_MAX_DEPTH, name);
 			w->stack[w->depth++] = n;
 			rc = walk_map(w, n);
@@ -110,7 +98,7 @@ static int parse_cpu(const struct fdt *fdt, int n, struct topo_cpu *c, char *err
 	int len;
 
 	if (fdt_reg(fdt, n, 0, &reg, &unused) != 0)
-		return fail(err, errlen, "/cpus/%s has no valid reg (MPIDR)", fdt_node_name(fdt, n));
+		return format_error(err, errlen, "/cpus/%s has no valid reg (MPIDR)", fdt_node_name(fdt, n));
 	c->hwid = (uint32_t)reg;
 	c->compatible = fdt_prop_string(fdt, n, "compatible");
 	if (!c->compatible)
@@ -118,10 +106,10 @@ static int parse_cpu(const struct fdt *fdt, int n, struct topo_cpu *c, char *err
 	c->capacity = CAPACITY_SCALE;
 	if (fdt_getprop(fdt, n, "capacity-dmips-mhz", &len)) {
 		if (fdt_prop_u32(fdt, n, "capacity-dmips-mhz", &c->capacity) != 0 || c->capacity == 0)
-			return fail(err, errlen, "/cpus/%s: capacity-dmips-mhz must be one non-zero cell",
+			return format_error(err, errlen, "/cpus/%s: capacity-dmips-mhz must be one non-zero cell",
 				    fdt_node_name(fdt, n));
 		if (c->capacity > CAPACITY_MAX)
-			return fail(err, errlen, "/cpus/%s: capacity-dmips-mhz %u is above %u",
+			return format_error(err, errlen, "/cpus/%s: capacity-dmips-mhz %u is above %u",
 				    fdt_node_name(fdt, n), (unsigned)c->capacity, CAPACITY_MAX);
 	}
 	c->rail_key = -1;
@@ -129,10 +117,10 @@ static int parse_cpu(const struct fdt *fdt, int n, struct topo_cpu *c, char *err
 		int pd;
 
 		if (fdt_prop_cell(fdt, n, "power-domains", 0, &ph) != 0)
-			return fail(err, errlen, "/cpus/%s: malformed power-domains", fdt_node_name(fdt, n));
+			return format_error(err, errlen, "/cpus/%s: malformed power-domains", fdt_node_name(fdt, n));
 		pd = fdt_node_by_phandle(fdt, ph);
 		if (pd < 0)
-			return fail(err, errlen, "/cpus/%s: power-domains phandle 0x%x names no node",
+			return format_error(err, errlen, "/cpus/%s: power-domains phandle 0x%x names no node",
 				    fdt_node_name(fdt, n), (unsigned)ph);
 		c->rail_key = pd;
 	}
@@ -152,20 +140,20 @@ int topology_parse_dt(const struct fdt *fdt, struct topology *topo, char *err, s
 	memset(topo, 0, sizeof(*topo));
 	memset(&w, 0, sizeof(w));
 	if (cpus < 0)
-		return fail(err, errlen, "no /cpus node");
+		return format_error(err, errlen, "no /cpus node");
 	for (int n = fdt_first_child(fdt, cpus); n >= 0; n = fdt_next_sibling(fdt, n)) {
 		const char *type = fdt_prop_string(fdt, n, "device_type");
 
 		if (!type || strcmp(type, "cpu") != 0 || !fdt_node_enabled(fdt, n))
 			continue;
 		if (topo->nr_cpus == TOPO_MAX_CPUS)
-			return fail(err, errlen, "more than %d cpu nodes", TOPO_MAX_CPUS);
+			return format_error(err, errlen, "more than %d cpu nodes", TOPO_MAX_CPUS);
 		if (parse_cpu(fdt, n, &topo->cpu[topo->nr_cpus], err, errlen) < 0)
 			return -1;
 		w.cpu_node[topo->nr_cpus++] = n;
 	}
 	if (topo->nr_cpus == 0)
-		return fail(err, errlen, "/cpus has no enabled cpu node");
+		return format_error(err, errlen, "/cpus has no enabled cpu node");
 
 	map = fdt_subnode(fdt, cpus, "cpu-map");
 	if (map < 0) {
@@ -192,7 +180,7 @@ int topology_parse_dt(const struct fdt *fdt, struct topology *topo, char *err, s
 		return -1;
 	for (int i = 0; i < topo->nr_cpus; i++)
 		if (!w.seen[i])
-			return fail(err, errlen, "cpu-map does not mention cpu%d (/cpus/%s)", i,
+			return format_error(err, errlen, "cpu-map does not mention cpu%d (/cpus/%s)", i,
 				    fdt_node_name(fdt, w.cpu_node[i]));
 	topo->nr_clusters = w.nr_seen_clusters;
 	return 0;

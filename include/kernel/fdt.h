@@ -88,6 +88,8 @@ bool fdt_prop_list_contains(const struct fdt *fdt, int node, const char *name,
 bool fdt_is_compatible(const struct fdt *fdt, int node, const char *compat);
 /* Next node after @from (or from the start if @from < 0) with @compat. */
 int fdt_find_compatible(const struct fdt *fdt, int from, const char *compat);
+/* The @index-th enabled cpu node of /cpus (the kernel's CPU numbering), or -1. */
+int fdt_cpu_node(const struct fdt *fdt, int index);
 /* Is the node enabled (no "status", or "okay"/"ok")? */
 bool fdt_node_enabled(const struct fdt *fdt, int node);
 

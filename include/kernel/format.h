@@ -18,4 +18,7 @@ int kvsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
 int ksnprintf(char *buf, size_t size, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* Format an error message into @err (for parsers' "what is wrong" strings); returns -1. */
+int format_error(char *err, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 #endif
