@@ -109,7 +109,7 @@ void mmu_build(const struct fdt *fdt)
 	}
 	if (!regions)
 		panic("dtb: no /memory node with a reg property: cannot map RAM");
-	if (!mmu_is_ram((uintptr_t)_image_start, (uint32_t)(_end - _image_start)))
+	if (!mmu_is_ram((uintptr_t)_image_start, (uint32_t)((uintptr_t)_end - (uintptr_t)_image_start)))
 		panic("dtb: /memory does not cover the kernel image at %p-%p",
 		      (void *)_image_start, (void *)_end);
 	/* Stack overflows hit a guard page and fault instead of corrupting memory. */

@@ -13,8 +13,6 @@
 
 static void power_request(bool off)
 {
-	int err;
-
 	kprintf("%s\n", off ? "Powering off." : "Rebooting.");
 	irq_disable();
 	if (psci_present()) {
@@ -25,7 +23,7 @@ static void power_request(bool off)
 		kprintf("power: PSCI SYSTEM_%s returned\n", off ? "OFF" : "RESET");
 	}
 	if (vexpress_sysreg_present()) {
-		err = sys_cfg_write(off ? SYS_CFG_SHUTDOWN : SYS_CFG_REBOOT, 0, 0, 0, 0);
+		int err = sys_cfg_write(off ? SYS_CFG_SHUTDOWN : SYS_CFG_REBOOT, 0, 0, 0, 0);
 		if (err)
 			kprintf("power: SYS_CFG %s failed: %s\n", off ? "shutdown" : "reboot",
 				sys_cfg_strerror(err));

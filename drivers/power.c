@@ -614,7 +614,6 @@ void platform_cluster_power_down(int rail)
 void platform_cluster_power_up(int rail)
 {
 	const struct tc2_cluster *c;
-	uint32_t freq;
 	int cl;
 
 	if (mode != MODE_TC2 || rail < 0 || rail >= nr_rails || (cl = rail_cluster[rail]) < 0)
@@ -625,7 +624,8 @@ void platform_cluster_power_up(int rail)
 	 * the port on; one that did not (a secondary arriving) needs it now.
 	 */
 	if (sync_read(&cluster_state[cl]) == CLUSTER_DOWN) {
-		freq = read_cntfrq();
+		uint32_t freq = read_cntfrq();
+
 		if (!cci_port_control(cci_base, c->cci_port, true, freq ? freq : DEFAULT_CNTFRQ))
 			kprintf("power: CCI-400 change_pending did not clear within %u us enabling slave interface %d\n",
 				CCI_TIMEOUT_US, c->cci_if);

@@ -208,9 +208,9 @@ int bootargs_get_uint(const struct bootargs *ba, const char *key, unsigned long 
 		if (*s >= '0' && *s <= '9')
 			d = (unsigned long)(*s - '0');
 		else if (base == 16 && *s >= 'a' && *s <= 'f')
-			d = (unsigned long)(*s - 'a' + 10);
+			d = (unsigned long)(*s - 'a') + 10;
 		else if (base == 16 && *s >= 'A' && *s <= 'F')
-			d = (unsigned long)(*s - 'A' + 10);
+			d = (unsigned long)(*s - 'A') + 10;
 		else
 			return CMDLINE_EINVAL;
 		if (v > (ULONG_MAX - d) / base)

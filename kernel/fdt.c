@@ -206,11 +206,11 @@ static int check_rsvmap(struct fdt *fdt)
 static int check_struct(struct fdt *fdt)
 {
 	struct token t;
-	int depth = 0, roots = 0, err;
+	int depth = 0, roots = 0;
 	uint32_t off = 0;
 
 	for (;;) {
-		err = decode(fdt, off, &t);
+		int err = decode(fdt, off, &t);
 		if (err)
 			return err;
 		switch (t.tag) {
@@ -287,6 +287,7 @@ const char *fdt_strerror(int err)
 
 static bool tok(const struct fdt *fdt, uint32_t off, struct token *t)
 {
+	memset(t, 0, sizeof(*t));	/* defined contents even when decoding fails */
 	return fdt->totalsize && decode(fdt, off, t) == FDT_OK;
 }
 
@@ -446,7 +447,7 @@ const void *fdt_getprop(const struct fdt *fdt, int node, const char *name, int *
 		return NULL;
 	for (off = t.next; tok(fdt, off, &t); off = t.next) {
 		if (t.tag == FDT_PROP) {
-			if (strcmp(t.name, name) == 0) {
+			if (t.name && strcmp(t.name, name) == 0) {
 				if (len)
 					*len = (int)t.len;
 				return t.value;

@@ -56,12 +56,11 @@ static void format_int(struct out *o, const struct spec *s, char conv, uintmax_t
 	unsigned base = conv == 'o' ? 8 : (conv == 'x' || conv == 'X' || conv == 'p') ? 16 : 10;
 	char rev[3 * sizeof(uintmax_t) + 1];
 	char prefix[3] = "";
+	bool nonzero = v != 0;
 	int n = 0;
 
-	while (v) {
-		rev[n++] = digits[v % base];
-		v /= base;
-	}
+	for (; v != 0; v /= base)
+		rev[n++] = digits[v % base];	/* base is 8, 10 or 16 */
 	if (n == 0 && s->prec != 0)
 		rev[n++] = '0';
 	if (conv == 'd' || conv == 'i') {
@@ -71,10 +70,12 @@ static void format_int(struct out *o, const struct spec *s, char conv, uintmax_t
 			prefix[0] = '+';
 		else if (s->space)
 			prefix[0] = ' ';
-	} else if (s->alt && base == 16 && (n > 1 || rev[0] != '0' || conv == 'p')) {
+	} else if (s->alt && base == 16 && (nonzero || conv == 'p')) {
+		/* C: '#' prefixes 0x to a nonzero result only. */
 		prefix[0] = '0';
 		prefix[1] = conv == 'X' ? 'X' : 'x';
-	} else if (s->alt && base == 8 && rev[n - 1] != '0') {
+	} else if (s->alt && base == 8 && (n == 0 || rev[n - 1] != '0') && s->prec <= n) {
+		/* C: '#' raises the precision just enough for a leading zero. */
 		prefix[0] = '0';
 	}
 	emit_number(o, s, prefix, rev, n);

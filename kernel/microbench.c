@@ -63,11 +63,11 @@ int pelt_update_seed_loop(struct sched_avg *sa, uint64_t now, bool runnable, boo
 	int64_t delta_w;
 	int decayed = 0;
 
-	delta = now - sa->last_update_ns;
-	if ((int64_t)delta < 0) {
+	if (now < sa->last_update_ns) {	/* the seed's "time went backwards" resync */
 		sa->last_update_ns = now;
 		return 0;
 	}
+	delta = now - sa->last_update_ns;
 	delta >>= 10;
 	if (!delta)
 		return 0;
@@ -1004,7 +1004,7 @@ static int cmd_microbench(int argc, char **argv)
 				kprintf("error: microbench: argument too long\n");
 				return 1;
 			}
-			strcpy(list, a);
+			memcpy(list, a, strlen(a) + 1);	/* fits: checked above */
 			while (p && *p) {
 				char *comma = strchr(p, ',');
 				int f;

@@ -389,11 +389,12 @@ static void rt_thread_fn(void *arg)
 	struct task *self = current_task();
 	uint32_t task_mask = sp->mask ? sp->mask : all_cpus(), cur_mask = task_mask;
 	uint64_t t_first = ra.t_zero + (uint64_t)sp->delay_us * NSEC_PER_USEC;
-	int32_t ploop = 0, tloop = 0;
-	int phase = 0;
 
 	/* rt-app's start barrier, then the task's delay. */
 	if (rt_sleep_until(t_first)) {
+		int32_t ploop = 0, tloop = 0;
+		int phase = 0;
+
 		while (!stopped() && tloop != sp->loop) {
 			const struct rt_phase *ph = &sp->ph[phase];
 			uint32_t mask = ph->mask ? ph->mask : task_mask;
@@ -446,7 +447,7 @@ static bool parse_long(const char *s, long lo, long hi, long *out)
 static bool parse_mask(const char *s, uint32_t *out, const char *what)
 {
 	char *end;
-	unsigned long v;
+	unsigned long long v;
 
 	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
 		s += 2;
@@ -454,13 +455,13 @@ static bool parse_mask(const char *s, uint32_t *out, const char *what)
 		kprintf("error: rtapp: %s: '%s' is not a hex CPU mask\n", what, s);
 		return false;
 	}
-	v = strtoul(s, &end, 16);
+	v = strtoull(s, &end, 16);
 	if (*end || v == 0 || v > UINT32_MAX) {
 		kprintf("error: rtapp: %s: '%s' is not a non-zero hex CPU mask\n", what, s);
 		return false;
 	}
-	if (v & ~(unsigned long)all_cpus()) {
-		kprintf("error: rtapp: %s: CPU mask 0x%lx names CPUs this board lacks (%d CPUs: 0x%x)\n", what, v,
+	if (v & ~(unsigned long long)all_cpus()) {
+		kprintf("error: rtapp: %s: CPU mask 0x%llx names CPUs this board lacks (%d CPUs: 0x%x)\n", what, v,
 			sched_nr_cpus(), (unsigned)all_cpus());
 		return false;
 	}
@@ -602,7 +603,7 @@ static int rt_add(int argc, char **argv)
 		return 1;
 	}
 	memset(&sp, 0, sizeof(sp));
-	strcpy(sp.name, argv[0]);
+	ksnprintf(sp.name, sizeof(sp.name), "%s", argv[0]);
 	sp.instances = 1;
 	sp.loop = -1;
 	for (int i = 1; i < argc; i++) {

@@ -113,7 +113,7 @@ static void tick_stop(struct rq *rq)
 #define WATCHDOG_NS (2ull * NSEC_PER_SEC)
 #define WATCHDOG_CHECK_TICKS 64
 
-static void watchdog_check(struct rq *self, uint64_t now)
+static void watchdog_check(const struct rq *self, uint64_t now)
 {
 	for (int cpu = 0; cpu < nr_cpus; cpu++) {
 		struct rq *rq = &rqs[cpu];
@@ -237,7 +237,7 @@ static void account_switch(struct rq *rq, struct task *prev, uint64_t now)
 }
 
 /* Pick and switch. Called and returns with the current rq lock held, IRQs off. */
-static void __schedule(struct rq *rq)
+static void schedule_locked(struct rq *rq)
 {
 	struct task *prev = rq->curr, *next;
 	struct sched_entity *se;
@@ -327,7 +327,7 @@ static void schedule(void)
 	struct rq *rq = this_rq();
 
 	spin_lock(&rq->lock);
-	__schedule(rq);
+	schedule_locked(rq);
 	finish_switch();
 	arch_irq_restore(flags);
 }
@@ -570,14 +570,14 @@ bool task_wait_until(const volatile uint32_t *cond, uint64_t deadline_ns)
 	for (;;) {
 		unsigned long flags;
 
-		if (READ_ONCE(*cond))
+		if (READ_ONCE(cond[0]))
 			return true;
 		if (arch_now_ns() >= deadline_ns)
 			return false;
 		flags = arch_irq_save();
 		timer_setup(&self->sleep_timer, sleep_timer_fn, self);
 		set_current_sleeping();		/* full barrier: pairs with wake_up()'s */
-		if (READ_ONCE(*cond)) {
+		if (READ_ONCE(cond[0])) {
 			set_current_running();
 			arch_irq_restore(flags);
 			return true;
@@ -632,7 +632,7 @@ void sched_exit_current(int code)
 		rq->deferred_free = self;
 	else
 		rq->deferred_wake = self->joiner;
-	__schedule(rq);
+	schedule_locked(rq);
 	panic("exited task %u ran again", (unsigned)self->tid);
 }
 
@@ -755,7 +755,7 @@ int task_set_affinity(struct task *p, uint32_t cpus_allowed)
 	p->cpus_allowed = cpus_allowed & online;
 	if (p->on_rq && !task_allowed_on(p, rq->cpu)) {
 		if (rq->curr == p) {
-			/* __schedule pushes it away when it next switches out. */
+			/* schedule_locked pushes it away when it next switches out. */
 			resched_cpu(rq->cpu);
 		} else {
 			cfs_dequeue(&rq->cfs, &p->se, DEQ_MIGRATE);

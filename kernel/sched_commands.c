@@ -50,12 +50,12 @@ static void top_once(uint64_t *last_busy, uint64_t *last_idle)
 	for (int cpu = 0; cpu < sched_nr_cpus(); cpu++) {
 		struct rq *rq = cpu_rq(cpu);
 		uint64_t b = rq->busy_ns - last_busy[cpu], i = rq->idle_ns - last_idle[cpu];
-		uint64_t pct = b + i ? b * 100 / (b + i) : 0;
+		uint64_t busy_pct = (b + i) ? b * 100 / (b + i) : 0;
 
 		last_busy[cpu] = rq->busy_ns;
 		last_idle[cpu] = rq->idle_ns;
 		kprintf("cpu%d %3u%% busy  nr_running %2u  curr %-15s ticks %llu\e[K\n", cpu,
-			(unsigned)pct, rq->cfs.nr_running, rq->curr ? rq->curr->name : "(offline)",
+			(unsigned)busy_pct, rq->cfs.nr_running, rq->curr ? rq->curr->name : "(offline)",
 			(unsigned long long)rq->ticks);
 	}
 }
@@ -142,7 +142,7 @@ static int run_fair(long n, long ms, const long *nice, uint32_t mask)
 {
 	uint64_t start, total = 0, runtime[MAX_TEST_TASKS];
 
-	uint64_t b0[CONFIG_NR_CPUS], end;
+	uint64_t b0[CONFIG_NR_CPUS] = { 0 }, end;
 
 	start = arch_now_ns();
 	for (int cpu = 0; cpu < sched_nr_cpus(); cpu++)
@@ -254,7 +254,7 @@ static int test_wake(int argc, char **argv)
 static int test_idle(int argc, char **argv)
 {
 	long ms;
-	uint64_t before[CONFIG_NR_CPUS];
+	uint64_t before[CONFIG_NR_CPUS] = { 0 };
 
 	if (argc != 3 || !parse_count(argv[2], 1, 600000, &ms)) {
 		kprintf("error: usage: schedtest idle <ms>\n");
@@ -442,7 +442,7 @@ static int test_light(int argc, char **argv)
 {
 	long n, ms, busy_us, period_us;
 	uint32_t all = (1u << sched_nr_cpus()) - 1;
-	uint64_t b0[CONFIG_NR_CPUS], t0, t1;
+	uint64_t b0[CONFIG_NR_CPUS] = { 0 }, t0, t1;
 	int where[CONFIG_NR_CPUS] = { 0 };
 
 	if (argc != 6 || !parse_count(argv[2], 1, MAX_TEST_TASKS, &n) || !parse_count(argv[3], 40, 600000, &ms) ||

@@ -136,6 +136,8 @@ bool timer_cancel(struct timer *t)
 		return false;
 	b = &bases[cpu];
 	flags = spin_lock_irqsave(&b->lock);
+	/* Re-check under the lock: the timer may have fired on its CPU meanwhile. */
+	// cppcheck-suppress knownConditionTrueFalse ; t->cpu is changed concurrently by its CPU
 	if (t->cpu == cpu) {
 		heap_remove(b, t);
 		was = true;

@@ -93,7 +93,7 @@ static void record_current(struct trace_event *e, int cpu)
 		arch_irq_restore(flags_);                                     \
 	} while (0)
 
-void __trace_sched_switch(int cpu, const struct task *prev, int prev_state, const struct task *next)
+void trace_record_sched_switch(int cpu, const struct task *prev, int prev_state, const struct task *next)
 {
 	(void)cpu;
 	RECORD(T_SWITCH, copy_comm(e->a_comm, prev); e->a_pid = pid_of(prev); e->a_prio = prio_of(prev);
@@ -101,33 +101,33 @@ void __trace_sched_switch(int cpu, const struct task *prev, int prev_state, cons
 	       e->b_prio = prio_of(next));
 }
 
-void __trace_sched_wakeup(int cpu, const struct task *p, int target_cpu)
+void trace_record_sched_wakeup(int cpu, const struct task *p, int target_cpu)
 {
 	(void)cpu;
 	RECORD(T_WAKEUP, copy_comm(e->a_comm, p); e->a_pid = pid_of(p); e->a_prio = prio_of(p);
 	       e->x = target_cpu);
 }
 
-void __trace_sched_wakeup_new(int cpu, const struct task *p, int target_cpu)
+void trace_record_sched_wakeup_new(int cpu, const struct task *p, int target_cpu)
 {
 	(void)cpu;
 	RECORD(T_WAKEUP_NEW, copy_comm(e->a_comm, p); e->a_pid = pid_of(p); e->a_prio = prio_of(p);
 	       e->x = target_cpu);
 }
 
-void __trace_sched_migrate(int cpu, const struct task *p, int orig_cpu, int dest_cpu)
+void trace_record_sched_migrate(int cpu, const struct task *p, int orig_cpu, int dest_cpu)
 {
 	(void)cpu;
 	RECORD(T_MIGRATE, copy_comm(e->a_comm, p); e->a_pid = pid_of(p); e->a_prio = prio_of(p);
 	       e->x = orig_cpu; e->y = dest_cpu);
 }
 
-void __trace_cpu_idle(int cpu, int state)
+void trace_record_cpu_idle(int cpu, int state)
 {
 	RECORD(T_IDLE, e->x = state; e->y = cpu);
 }
 
-void __trace_cluster_power(int cpu, int cluster, bool on)
+void trace_record_cluster_power(int cpu, int cluster, bool on)
 {
 	(void)cpu;
 	RECORD(T_CLUSTER, e->x = cluster; e->y = on ? 1 : 0);
@@ -226,6 +226,7 @@ static void dump(void)
 			    (best < 0 || bufs[c].ev[pos[c] % TRACE_EVENTS_PER_CPU].ts <
 						 bufs[best].ev[pos[best] % TRACE_EVENTS_PER_CPU].ts))
 				best = c;
+		KASSERT(best >= 0);
 		print_event(&bufs[best].ev[pos[best]++ % TRACE_EVENTS_PER_CPU]);
 	}
 	kprintf("# end of trace: %lu events\n", total);

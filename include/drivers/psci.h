@@ -8,11 +8,11 @@
 struct fdt;
 
 #define PSCI_SUCCESS 0
-#define PSCI_NOT_SUPPORTED -1
-#define PSCI_INVALID_PARAMS -2
-#define PSCI_DENIED -3
-#define PSCI_ALREADY_ON -4
-#define PSCI_ON_PENDING -5
+#define PSCI_NOT_SUPPORTED (-1)
+#define PSCI_INVALID_PARAMS (-2)
+#define PSCI_DENIED (-3)
+#define PSCI_ALREADY_ON (-4)
+#define PSCI_ON_PENDING (-5)
 
 int psci_init_dt(const struct fdt *fdt);
 bool psci_present(void);

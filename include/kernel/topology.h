@@ -68,8 +68,9 @@ static inline uint32_t cpumask_low32(const cpumask_t *m)
 	return m->w[0];
 }
 
+/* @cpu names the loop variable it declares, so it cannot be parenthesised. */
 #define for_each_cpu(cpu, mask) \
-	for (int cpu = cpumask_first(mask); cpu >= 0; cpu = cpumask_next(mask, cpu))
+	for (int cpu = cpumask_first(mask); (cpu) >= 0; (cpu) = cpumask_next((mask), (cpu))) /* NOLINT(bugprone-macro-parentheses) */
 
 enum pack_mode {
 	PACK_OFF,	/* no buddy anywhere (the seeds' "default") */

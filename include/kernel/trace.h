@@ -25,44 +25,44 @@ struct task;
 
 extern volatile bool trace_on;
 
-void __trace_sched_switch(int cpu, const struct task *prev, int prev_state, const struct task *next);
-void __trace_sched_wakeup(int cpu, const struct task *p, int target_cpu);
-void __trace_sched_wakeup_new(int cpu, const struct task *p, int target_cpu);
-void __trace_sched_migrate(int cpu, const struct task *p, int orig_cpu, int dest_cpu);
-void __trace_cpu_idle(int cpu, int state);
-void __trace_cluster_power(int cpu, int cluster, bool on);
+void trace_record_sched_switch(int cpu, const struct task *prev, int prev_state, const struct task *next);
+void trace_record_sched_wakeup(int cpu, const struct task *p, int target_cpu);
+void trace_record_sched_wakeup_new(int cpu, const struct task *p, int target_cpu);
+void trace_record_sched_migrate(int cpu, const struct task *p, int orig_cpu, int dest_cpu);
+void trace_record_cpu_idle(int cpu, int state);
+void trace_record_cluster_power(int cpu, int cluster, bool on);
 
 /* prev_state: the task's enum task_state when it switched out. */
 static inline void trace_sched_switch(int cpu, const struct task *prev, int prev_state, const struct task *next)
 {
 	if (trace_on)
-		__trace_sched_switch(cpu, prev, prev_state, next);
+		trace_record_sched_switch(cpu, prev, prev_state, next);
 }
 static inline void trace_sched_wakeup(int cpu, const struct task *p, int target_cpu)
 {
 	if (trace_on)
-		__trace_sched_wakeup(cpu, p, target_cpu);
+		trace_record_sched_wakeup(cpu, p, target_cpu);
 }
 static inline void trace_sched_wakeup_new(int cpu, const struct task *p, int target_cpu)
 {
 	if (trace_on)
-		__trace_sched_wakeup_new(cpu, p, target_cpu);
+		trace_record_sched_wakeup_new(cpu, p, target_cpu);
 }
 static inline void trace_sched_migrate(int cpu, const struct task *p, int orig_cpu, int dest_cpu)
 {
 	if (trace_on)
-		__trace_sched_migrate(cpu, p, orig_cpu, dest_cpu);
+		trace_record_sched_migrate(cpu, p, orig_cpu, dest_cpu);
 }
 /* @state: idle state index entered, or -1 when leaving idle. */
 static inline void trace_cpu_idle(int cpu, int state)
 {
 	if (trace_on)
-		__trace_cpu_idle(cpu, state);
+		trace_record_cpu_idle(cpu, state);
 }
 static inline void trace_cluster_power(int cpu, int cluster, bool on)
 {
 	if (trace_on)
-		__trace_cluster_power(cpu, cluster, on);
+		trace_record_cluster_power(cpu, cluster, on);
 }
 
 /* Console: trace start | stop | clear | dump | stats (kernel/trace.c). */

@@ -16,7 +16,8 @@
  *  - properties lie inside the blob; fdt_prop_u32 implies 4 bytes;
  *    fdt_prop_string is terminated inside the property and is in its own
  *    list; a node's phandle finds a node at or before it; the node's first
- *    compatible string finds a node at or before it.
+ *    compatible string finds a node at or before it; fdt_cpu_node() lists
+ *    the enabled cpu nodes of /cpus in order.
  */
 #include <stdbool.h>
 #include <string.h>
@@ -237,17 +238,29 @@ static void check_tree(const struct fdt *fdt)
 	FUZZ_CHECK(fdt_path(fdt, "/") == root);
 	FUZZ_CHECK(fdt_next_sibling(fdt, root) == -1);
 	for (int i = 0; i < c.nr; i++) {
-		int found;
-
 		check_node(&c, c.order[i], root);
 		if (path_of(fdt, c.order[i], path, sizeof(path))) {
 			const char *last = strrchr(path, '/') + 1;
+			int found = fdt_path(fdt, path);
 
-			found = fdt_path(fdt, path);
 			if (found >= 0 && *last)
 				FUZZ_CHECK(name_matches(fdt_node_name(fdt, found), last));
 		}
 	}
+	/* fdt_cpu_node(): the enabled device_type = "cpu" children of /cpus, in order. */
+	for (int i = 0, prev = -1;; i++) {
+		int n = fdt_cpu_node(fdt, i);
+		const char *type;
+
+		if (n < 0)
+			break;
+		FUZZ_CHECK(n > prev && fdt_parent(fdt, n) == fdt_path(fdt, "/cpus"));
+		type = fdt_prop_string(fdt, n, "device_type");
+		FUZZ_CHECK(type && strcmp(type, "cpu") == 0 && fdt_node_enabled(fdt, n));
+		FUZZ_CHECK(i < c.nr || c.truncated);
+		prev = n;
+	}
+	FUZZ_CHECK(fdt_cpu_node(fdt, -1) == -1);
 	(void)fdt_path(fdt, "/cpus/cpu-map");
 	(void)fdt_path(fdt, "//chosen/");
 	(void)fdt_path(fdt, "relative");
@@ -256,6 +269,7 @@ static void check_tree(const struct fdt *fdt)
 	FUZZ_CHECK(fdt_node_name(fdt, -1)[0] == '\0');
 	FUZZ_CHECK(fdt_first_child(fdt, -1) == -1 && fdt_next_node(fdt, -1) == -1);
 	FUZZ_CHECK(fdt_getprop(fdt, -1, "reg", NULL) == NULL);
+	c.fdt = NULL;	/* the caller's struct fdt is on its stack */
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

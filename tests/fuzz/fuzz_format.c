@@ -240,8 +240,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (p.conv == 'c')	/* printable, not NUL: outputs stay strings */
 			v = 0x20 + v % 0x5f;
 		kn = k_call(kbig, sizeof(kbig), &p, v);
-		FUZZ_CHECK(kn >= 0 && (size_t)kn < sizeof(kbig));
-		FUZZ_CHECK(strlen(kbig) == (size_t)kn);
+		/* Widths run to 6 digits: the output may outgrow kbig (then it is cut). */
+		FUZZ_CHECK(kn >= 0);
+		FUZZ_CHECK(strlen(kbig) == ((size_t)kn < sizeof(kbig) ? (size_t)kn : sizeof(kbig) - 1));
 		sz = (size_t)fuzz_take(&in, 1) % 96;
 		exact = malloc(sz ? sz : 1);
 		FUZZ_CHECK(exact != NULL);

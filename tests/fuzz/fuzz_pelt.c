@@ -91,7 +91,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint64_t now = fuzz_take(&in, 8);
 	bool runnable = false, running = false;
 	bool always_runnable = true, always_running = true, never_runnable = true;
-	unsigned long w = 0;
 
 	/* Pure helpers on the first bytes. */
 	check_decay((uint32_t)(now >> 32), (now & 0xffff) | ((now & 0x10000) ? (now & 0xffff0000) << 16 : 0));
@@ -151,8 +150,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			FUZZ_CHECK(sa.usage_avg_sum == sa.runnable_avg_period);
 		if (never_runnable)
 			FUZZ_CHECK(sa.runnable_avg_sum == 0 && sa.usage_avg_sum == 0);
-		w = weights[op >> 5];
-		check_helpers(&sa, w);
+		check_helpers(&sa, weights[op >> 5]);
 		check_buddy(sa.usage_avg_sum, sa.runnable_avg_period, (unsigned)arg & 0x3f);
 		/* The new state applies from now on (running implies runnable). */
 		running = (op & 3) >= 2;

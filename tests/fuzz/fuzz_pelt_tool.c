@@ -43,8 +43,8 @@ static int capture_printf(const char *fmt, ...)
 	return n;
 }
 
-static int capture_fprintf(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int capture_fprintf(FILE *f, const char *fmt, ...)
+static int capture_fprintf(const FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int capture_fprintf(const FILE *f, const char *fmt, ...)
 {
 	char buf[8192];
 	va_list ap;
@@ -66,7 +66,7 @@ int pelt_tool_main(int argc, char **argv);
 #define main pelt_tool_main
 #define printf capture_printf
 #define fprintf capture_fprintf
-#include "tools/pelt.c"
+#include "tools/pelt.c" /* NOLINT(bugprone-suspicious-include): the tool's static replay() is the target */
 #undef main
 #undef printf
 #undef fprintf
@@ -192,7 +192,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FILE *in;
 	int rc;
 
-	if (size == 0 || size > 256 * 1024)
+	if (size == 0 || size > (size_t)256 * 1024)
 		return 0;
 	in = fmemopen((void *)data, size, "r");
 	FUZZ_CHECK(in != NULL);

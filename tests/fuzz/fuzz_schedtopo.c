@@ -414,6 +414,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			for (int c = 0; c < topo.nr_cpus && !first; c++)
 				if (ci[c].rail == r)
 					first = &ci[c];
+			FUZZ_CHECK(first != NULL);	/* check_idle(): no rail is empty */
 			FUZZ_CHECK(model.rail[r].nr_idle == (first->states[first->nr_states - 1].domain ? 2 : 1));
 		}
 	}
