@@ -186,6 +186,17 @@ enum pack_reason pack_energy_select(const struct task *p, int prev, int *target)
 
 	if (!energy_model()->present)
 		return PACK_ENERGY_NONE;
+	/*
+	 * Fast path, from the model: if prev is idle on a powered rail and the
+	 * buddy shares that rail, no candidate can beat it by more than the
+	 * overlap term (moving only adds a remote wake-up), so skip the sums.
+	 */
+	if (task_allowed_on(p, prev) && ((idle >> prev) & 1u) && buddy >= 0 &&
+	    cpu_idle_of(buddy)->rail == cpu_idle_of(prev)->rail &&
+	    idle_rail(cpu_idle_of(prev)->rail)->state != RAIL_OFF) {
+		*target = prev;
+		return PACK_ENERGY_PREV;
+	}
 	task_avg_read(p, &ta);
 	pelt_update(&ta, arch_now_ns(), false, false);
 	u = usage_fraction(&ta);
