@@ -553,6 +553,15 @@ static bool tc2_init(const struct fdt *fdt, int scc, int cci)
 
 /* ---------------------------------------------------------------- hooks */
 
+/*
+ * Cutting a cluster's power needs a warm-boot path (the SPC resume address
+ * and a resume entry that restores each CPU's context), which the kernel
+ * does not have yet. Until it does, the SPC is never armed: the last man
+ * still leaves coherency and the cluster sits in WFI, so a real TC2 keeps
+ * running (its meters then show WFI power, not off power).
+ */
+static const bool spc_power_off_supported = false;
+
 void platform_power_init_dt(const struct fdt *fdt)
 {
 	int scc = fdt_find_compatible(fdt, -1, "arm,vexpress-scc");
@@ -560,8 +569,12 @@ void platform_power_init_dt(const struct fdt *fdt)
 
 	mode = MODE_WFI;
 	if (scc >= 0 && cci >= 0 && fdt_node_enabled(fdt, scc) && fdt_node_enabled(fdt, cci)) {
-		if (tc2_init(fdt, scc, cci))
+		if (tc2_init(fdt, scc, cci)) {
 			mode = MODE_TC2;
+			if (!spc_power_off_supported)
+				kprintf("power: tc2-spc: cluster power-off not armed (no warm-boot path yet): "
+					"idle clusters stay in WFI\n");
+		}
 	} else {
 		kprintf("power: wfi-only (no TC2 SPC and CCI-400 in the device tree)\n");
 	}
@@ -604,11 +617,10 @@ static void spc_disarm(int cl)
 
 void platform_cluster_power_down(int rail)
 {
-	int cl;
-
-	if (mode != MODE_TC2 || rail < 0 || rail >= nr_rails || (cl = rail_cluster[rail]) < 0)
+	if (mode != MODE_TC2 || rail < 0 || rail >= nr_rails || rail_cluster[rail] < 0)
 		return;
-	spc_arm(cl);
+	if (spc_power_off_supported)
+		spc_arm(rail_cluster[rail]);
 }
 
 void platform_cluster_power_up(int rail)
