@@ -94,6 +94,5 @@ static const struct shell_cmd commands[] = {
 
 void crash_commands_register(void)
 {
-	for (unsigned i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		shell_register(&commands[i]);
+	SHELL_REGISTER_TABLE(commands);
 }

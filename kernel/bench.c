@@ -16,10 +16,10 @@
  * once with the shell's "&".
  */
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "arch/barrier.h"
+#include "kernel/cmdline.h"
 #include "kernel/energy.h"
 #include "kernel/format.h"
 #include "kernel/printk.h"
@@ -34,20 +34,6 @@
 
 #define BENCH_MAX_THREADS 64
 #define BENCH_INSTANCES 4
-
-static bool parse_ulong(const char *s, unsigned long lo, unsigned long hi, unsigned long *out)
-{
-	char *end;
-	unsigned long v;
-
-	if (!s || !*s || *s == '-')
-		return false;
-	v = strtoul(s, &end, 10);
-	if (*end || v < lo || v > hi)
-		return false;
-	*out = v;
-	return true;
-}
 
 /* "20" (s), "500ms", "2s". */
 static bool parse_duration_us(const char *s, uint64_t *us)
@@ -65,7 +51,7 @@ static bool parse_duration_us(const char *s, uint64_t *us)
 	} else if (n > 1 && num[n - 1] == 's') {
 		num[n - 1] = '\0';
 	}
-	if (!parse_ulong(num, 1, 3600000, &v))
+	if (!cmdline_parse_ulong(num, 1, 3600000, &v))
 		return false;
 	*us = (uint64_t)v * mult;
 	return *us <= 3600ull * 1000000;
@@ -183,15 +169,15 @@ static int cmd_cyclictest(int argc, char **argv)
 		if (strcmp(o, "-q") == 0)
 			continue;
 		if (strcmp(o, "-t") == 0)
-			ok = parse_ulong(v, 1, BENCH_MAX_THREADS, &threads);
+			ok = cmdline_parse_ulong(v, 1, BENCH_MAX_THREADS, &threads);
 		else if (strcmp(o, "-i") == 0)
-			ok = parse_ulong(v, 100, 10000000, &interval);
+			ok = cmdline_parse_ulong(v, 100, 10000000, &interval);
 		else if (strcmp(o, "-d") == 0)
-			ok = parse_ulong(v, 0, 10000000, &distance);
+			ok = cmdline_parse_ulong(v, 0, 10000000, &distance);
 		else if (strcmp(o, "-D") == 0)
 			ok = parse_duration_us(v, &duration_us);
 		else if (strcmp(o, "-e") == 0)
-			ok = set_latency = parse_ulong(v, 0, 10000000, &dma_lat);
+			ok = set_latency = cmdline_parse_ulong(v, 0, 10000000, &dma_lat);
 		else {
 			kprintf("error: cyclictest: unknown option '%s' (supported: -t -i -d -D -e -q)\n", o);
 			return 1;
@@ -218,7 +204,7 @@ static int cmd_cyclictest(int argc, char **argv)
 
 		t->interval_ns = (uint64_t)(interval + i * distance) * NSEC_PER_USEC;
 		t->end_ns = start + duration_us * NSEC_PER_USEC;
-		t->task = task_create("cyclictest", cyclic_fn, t, 0, (1u << sched_nr_cpus()) - 1);
+		t->task = task_create("cyclictest", cyclic_fn, t, 0, sched_possible_mask());
 		if (!t->task) {
 			kprintf("error: cyclictest: no task slot for thread %lu\n", i);
 			threads = i;
@@ -300,11 +286,11 @@ static int cmd_sysbench(int argc, char **argv)
 		if (strcmp(o, "--test=cpu") == 0 || strcmp(o, "run") == 0)
 			continue;
 		if (strncmp(o, "--num-threads=", 14) == 0)
-			ok = parse_ulong(o + 14, 1, BENCH_MAX_THREADS, &threads);
+			ok = cmdline_parse_ulong(o + 14, 1, BENCH_MAX_THREADS, &threads);
 		else if (strncmp(o, "--max-requests=", 15) == 0)
-			ok = parse_ulong(o + 15, 1, 100000000, &requests);
+			ok = cmdline_parse_ulong(o + 15, 1, 100000000, &requests);
 		else if (strncmp(o, "--cpu-max-prime=", 16) == 0)
-			ok = parse_ulong(o + 16, 3, 100000000, &max_prime);
+			ok = cmdline_parse_ulong(o + 16, 3, 100000000, &max_prime);
 		else {
 			kprintf("error: sysbench: unknown option '%s' (supported: --test=cpu --num-threads= "
 				"--max-requests= --cpu-max-prime=)\n", o);
@@ -323,7 +309,7 @@ static int cmd_sysbench(int argc, char **argv)
 	energy_take_snapshot(&from);
 	start = arch_now_ns();
 	for (unsigned long i = 0; i < threads; i++) {
-		b->sys[i].task = task_create("sysbench", sysbench_fn, b, 0, (1u << sched_nr_cpus()) - 1);
+		b->sys[i].task = task_create("sysbench", sysbench_fn, b, 0, sched_possible_mask());
 		if (!b->sys[i].task) {
 			kprintf("error: sysbench: no task slot for thread %lu\n", i);
 			threads = i;
@@ -354,6 +340,5 @@ static const struct shell_cmd commands[] = {
 
 void bench_commands_register(void)
 {
-	for (unsigned i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		shell_register(&commands[i]);
+	SHELL_REGISTER_TABLE(commands);
 }

@@ -2,6 +2,7 @@
 #include "kernel/cmdline.h"
 
 #include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kernel/panic.h"
@@ -219,4 +220,32 @@ int bootargs_get_uint(const struct bootargs *ba, const char *key, unsigned long 
 	}
 	*out = v;
 	return CMDLINE_OK;
+}
+
+bool cmdline_parse_long(const char *s, long lo, long hi, long *out)
+{
+	char *end;
+	long v;
+
+	if (!s || !(*s == '-' || (*s >= '0' && *s <= '9')))
+		return false;
+	v = strtol(s, &end, 10);
+	if (*end || end == s || v < lo || v > hi)
+		return false;
+	*out = v;
+	return true;
+}
+
+bool cmdline_parse_ulong(const char *s, unsigned long lo, unsigned long hi, unsigned long *out)
+{
+	char *end;
+	unsigned long v;
+
+	if (!s || !(*s >= '0' && *s <= '9'))
+		return false;
+	v = strtoul(s, &end, 10);
+	if (*end || v < lo || v > hi)
+		return false;
+	*out = v;
+	return true;
 }

@@ -7,9 +7,9 @@
  *   energy ref           remember this window's clusters as the 100 reference
  *                        (take it in a pack=off run), for the seeds' table
  */
-#include <stdlib.h>
 #include <string.h>
 
+#include "kernel/cmdline.h"
 #include "kernel/energy.h"
 #include "kernel/energy_meter.h"
 #include "kernel/format.h"
@@ -30,7 +30,6 @@ static int cmd_idle(int argc, char **argv)
 	struct energy_snapshot now;
 
 	if (argc == 3 && strcmp(argv[1], "latency") == 0) {
-		char *end;
 		unsigned long v;
 
 		if (strcmp(argv[2], "off") == 0) {
@@ -38,8 +37,7 @@ static int cmd_idle(int argc, char **argv)
 			kprintf("idle: latency limit off\n");
 			return 0;
 		}
-		v = strtoul(argv[2], &end, 10);
-		if (!*argv[2] || *end || v > 10000000) {
+		if (!cmdline_parse_ulong(argv[2], 0, 10000000, &v)) {
 			kprintf("error: idle latency takes microseconds 0..10000000 or 'off'\n");
 			return 1;
 		}
@@ -159,6 +157,5 @@ static const struct shell_cmd commands[] = {
 
 void energy_commands_register(void)
 {
-	for (unsigned i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		shell_register(&commands[i]);
+	SHELL_REGISTER_TABLE(commands);
 }

@@ -73,7 +73,7 @@ static int start_job(const struct shell_cmd *cmd, int argc, char **argv)
 	j->argc = argc;
 	j->cmd = cmd;
 	j->done = false;
-	j->task = task_create(cmd->name, job_fn, j, 0, (1u << sched_nr_cpus()) - 1);
+	j->task = task_create(cmd->name, job_fn, j, 0, sched_possible_mask());
 	if (!j->task) {
 		j->used = false;
 		kprintf("error: no task slot for a background job\n");
@@ -124,6 +124,5 @@ static const struct shell_cmd commands[] = {
 void jobs_register(void)
 {
 	shell_set_background(start_job);
-	for (unsigned i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		shell_register(&commands[i]);
+	SHELL_REGISTER_TABLE(commands);
 }

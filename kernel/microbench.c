@@ -1062,8 +1062,7 @@ static const struct shell_cmd commands[] = {
 
 void microbench_commands_register(void)
 {
-	for (unsigned i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		shell_register(&commands[i]);
+	SHELL_REGISTER_TABLE(commands);
 }
 
 #else /* HOST_BUILD */

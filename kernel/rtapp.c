@@ -69,6 +69,7 @@
 
 #include "arch/spinlock.h"
 #include "kernel/energy.h"
+#include "kernel/cmdline.h"
 #include "kernel/format.h"
 #include "kernel/printk.h"
 #include "kernel/sched.h"
@@ -182,7 +183,7 @@ static struct {
 
 static uint32_t all_cpus(void)
 {
-	return sched_nr_cpus() >= 32 ? ~0u : (1u << sched_nr_cpus()) - 1;
+	return sched_possible_mask();
 }
 
 static bool stopped(void)
@@ -429,20 +430,6 @@ static void rt_thread_fn(void *arg)
 
 /* ------------------------------------------------------------ parsing */
 
-static bool parse_long(const char *s, long lo, long hi, long *out)
-{
-	char *end;
-	long v = 0;
-
-	if (!s || !*s || !(*s == '-' || (*s >= '0' && *s <= '9')))
-		return false;
-	v = strtol(s, &end, 10);
-	if (*end || v < lo || v > hi)
-		return false;
-	*out = v;
-	return true;
-}
-
 /* A hex CPU mask ("0x1c" or "1c"), non-zero, only CPUs this board has. */
 static bool parse_mask(const char *s, uint32_t *out, const char *what)
 {
@@ -478,8 +465,8 @@ static bool parse_timer(char *s, struct rt_event *ev)
 	if (!colon)
 		return false;
 	*colon = '\0';
-	if (!parse_long(s, 0, RTAPP_MAX_US, &us) || (colon[1] != 'g' && colon[1] != 'u') ||
-	    !parse_long(colon + 2, 0, RTAPP_MAX_TIMERS - 1, &k)) {
+	if (!cmdline_parse_long(s, 0, RTAPP_MAX_US, &us) || (colon[1] != 'g' && colon[1] != 'u') ||
+	    !cmdline_parse_long(colon + 2, 0, RTAPP_MAX_TIMERS - 1, &k)) {
 		*colon = ':';
 		return false;
 	}
@@ -508,7 +495,7 @@ static bool parse_phase(char *word, struct rt_phase *ph, const char *name, int i
 		ksnprintf(what, sizeof(what), "task '%s' phase %d", name, idx);
 		switch (item[0]) {
 		case 'x':
-			ok = parse_long(item + 1, -1, INT32_MAX, &v) && v != 0;
+			ok = cmdline_parse_long(item + 1, -1, INT32_MAX, &v) && v != 0;
 			ph->loop = (int32_t)v;
 			break;
 		case 'm':
@@ -516,7 +503,7 @@ static bool parse_phase(char *word, struct rt_phase *ph, const char *name, int i
 				return false;
 			break;
 		case 'n':
-			ok = parse_long(item + 1, NICE_MIN, NICE_MAX, &v);
+			ok = cmdline_parse_long(item + 1, NICE_MIN, NICE_MAX, &v);
 			ph->nice = (int)v;
 			break;
 		case 'r':
@@ -538,7 +525,7 @@ static bool parse_phase(char *word, struct rt_phase *ph, const char *name, int i
 				ok = parse_timer(item + 1, ev);
 			} else {
 				ev->type = item[0] == 'r' ? EV_RUN : item[0] == 'R' ? EV_RUNTIME : EV_SLEEP;
-				ok = parse_long(item + 1, 0, RTAPP_MAX_US, &v);
+				ok = cmdline_parse_long(item + 1, 0, RTAPP_MAX_US, &v);
 				ev->us = (uint32_t)v;
 			}
 			if (ok)
@@ -623,13 +610,13 @@ static int rt_add(int argc, char **argv)
 		if (w[1] != '=') {
 			ok = false;
 		} else if (w[0] == 'i') {
-			ok = parse_long(w + 2, 0, RTAPP_MAX_THREADS, &v);
+			ok = cmdline_parse_long(w + 2, 0, RTAPP_MAX_THREADS, &v);
 			sp.instances = (int)v;
 		} else if (w[0] == 'l') {
-			ok = parse_long(w + 2, -1, INT32_MAX, &v);
+			ok = cmdline_parse_long(w + 2, -1, INT32_MAX, &v);
 			sp.loop = (int32_t)v;
 		} else if (w[0] == 'n') {
-			ok = parse_long(w + 2, NICE_MIN, NICE_MAX, &v);
+			ok = cmdline_parse_long(w + 2, NICE_MIN, NICE_MAX, &v);
 			sp.nice = (int)v;
 		} else if (w[0] == 'm') {
 			char what[32];
@@ -638,7 +625,7 @@ static int rt_add(int argc, char **argv)
 			if (!parse_mask(w + 2, &sp.mask, what))
 				return 1;
 		} else if (w[0] == 'd') {
-			ok = parse_long(w + 2, 0, RTAPP_MAX_US, &v);
+			ok = cmdline_parse_long(w + 2, 0, RTAPP_MAX_US, &v);
 			sp.delay_us = (uint32_t)v;
 		} else {
 			ok = false;
@@ -805,12 +792,12 @@ static int rt_run(int argc, char **argv)
 	int created = 0;
 	uint64_t t_end;
 
-	if (argc < 1 || !parse_long(argv[0], 0, RTAPP_MAX_MS, &ms)) {
+	if (argc < 1 || !cmdline_parse_long(argv[0], 0, RTAPP_MAX_MS, &ms)) {
 		kprintf("error: rtapp: usage: rtapp run <ms 0..%ld> [log=N]\n", RTAPP_MAX_MS);
 		return 1;
 	}
 	for (int i = 1; i < argc; i++)
-		if (strncmp(argv[i], "log=", 4) != 0 || !parse_long(argv[i] + 4, 0, RTAPP_LOG_MAX, &log_max)) {
+		if (strncmp(argv[i], "log=", 4) != 0 || !cmdline_parse_long(argv[i] + 4, 0, RTAPP_LOG_MAX, &log_max)) {
 			kprintf("error: rtapp: run: bad option '%s' (log=0..%d)\n", argv[i], RTAPP_LOG_MAX);
 			return 1;
 		}

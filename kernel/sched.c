@@ -374,6 +374,11 @@ bool task_allowed_on(const struct task *p, int cpu)
 	return ((p->cpus_allowed & READ_ONCE(online_mask)) >> cpu) & 1u;
 }
 
+uint32_t sched_possible_mask(void)
+{
+	return nr_cpus >= 32 ? ~0u : (1u << nr_cpus) - 1;
+}
+
 uint32_t sched_online_mask(void)
 {
 	return READ_ONCE(online_mask);
@@ -547,22 +552,6 @@ static void sleep_timer_fn(struct timer *t)
 	wake_up(t->arg);
 }
 
-void task_sleep_until(uint64_t deadline_ns)
-{
-	struct task *self = current_task();
-
-	while (arch_now_ns() < deadline_ns) {
-		unsigned long flags = arch_irq_save();
-
-		timer_setup(&self->sleep_timer, sleep_timer_fn, self);
-		set_current_sleeping();
-		timer_arm(&self->sleep_timer, deadline_ns);
-		arch_irq_restore(flags);
-		schedule();
-		timer_cancel(&self->sleep_timer);
-	}
-}
-
 bool task_wait_until(const volatile uint32_t *cond, uint64_t deadline_ns)
 {
 	struct task *self = current_task();
@@ -588,6 +577,13 @@ bool task_wait_until(const volatile uint32_t *cond, uint64_t deadline_ns)
 		schedule();
 		timer_cancel(&self->sleep_timer);
 	}
+}
+
+void task_sleep_until(uint64_t deadline_ns)
+{
+	static const uint32_t never;	/* a condition nobody sets: only the deadline ends it */
+
+	task_wait_until(&never, deadline_ns);
 }
 
 void task_sleep_ns(uint64_t ns)

@@ -14,6 +14,7 @@
 
 #include "arch/barrier.h"
 
+#include "kernel/cmdline.h"
 #include "kernel/format.h"
 #include "kernel/printk.h"
 #include "kernel/sched.h"
@@ -114,17 +115,6 @@ static struct task *test_tasks[MAX_TEST_TASKS];
 static struct spin_arg spin_args[MAX_TEST_TASKS];
 static struct sleeper_arg sleeper_args[MAX_TEST_TASKS];
 
-static bool parse_count(const char *s, long lo, long hi, long *out)
-{
-	char *end;
-	long v = strtol(s, &end, 10);
-
-	if (*s == '\0' || *end != '\0' || v < lo || v > hi)
-		return false;
-	*out = v;
-	return true;
-}
-
 /* Busy time of @cpu so far, including the stretch its current task is in. */
 static uint64_t cpu_busy_ns(int cpu, uint64_t now)
 {
@@ -183,7 +173,7 @@ static int run_fair(long n, long ms, const long *nice, uint32_t mask)
 static bool parse_nices(int argc, char **argv, int first, long *nice)
 {
 	for (int i = first; i < argc; i++)
-		if (!parse_count(argv[i], NICE_MIN, NICE_MAX, &nice[i - first])) {
+		if (!cmdline_parse_long(argv[i], NICE_MIN, NICE_MAX, &nice[i - first])) {
 			kprintf("error: nice '%s' is not in %d..%d\n", argv[i], NICE_MIN, NICE_MAX);
 			return false;
 		}
@@ -194,14 +184,14 @@ static int test_fair(int argc, char **argv)
 {
 	long n, ms, nice[MAX_TEST_TASKS] = { 0 };
 
-	if (argc < 4 || !parse_count(argv[2], 1, MAX_TEST_TASKS, &n) ||
-	    !parse_count(argv[3], 1, 600000, &ms) || argc > 4 + n) {
+	if (argc < 4 || !cmdline_parse_long(argv[2], 1, MAX_TEST_TASKS, &n) ||
+	    !cmdline_parse_long(argv[3], 1, 600000, &ms) || argc > 4 + n) {
 		kprintf("error: usage: schedtest fair <tasks 1..%d> <ms> [nice...]\n", MAX_TEST_TASKS);
 		return 1;
 	}
 	if (!parse_nices(argc, argv, 4, nice))
 		return 1;
-	return run_fair(n, ms, nice, (1u << sched_nr_cpus()) - 1);
+	return run_fair(n, ms, nice, sched_possible_mask());
 }
 
 /* Tasks of the given nice levels competing for one CPU. */
@@ -209,8 +199,8 @@ static int test_nice(int argc, char **argv)
 {
 	long ms, cpu, nice[MAX_TEST_TASKS] = { 0 };
 
-	if (argc < 5 || argc > 4 + MAX_TEST_TASKS || !parse_count(argv[2], 0, sched_nr_cpus() - 1, &cpu) ||
-	    !parse_count(argv[3], 1, 600000, &ms)) {
+	if (argc < 5 || argc > 4 + MAX_TEST_TASKS || !cmdline_parse_long(argv[2], 0, sched_nr_cpus() - 1, &cpu) ||
+	    !cmdline_parse_long(argv[3], 1, 600000, &ms)) {
 		kprintf("error: usage: schedtest nice <cpu> <ms> <nice> [nice...]\n");
 		return 1;
 	}
@@ -222,11 +212,11 @@ static int test_nice(int argc, char **argv)
 static int test_wake(int argc, char **argv)
 {
 	long n, iters, us;
-	uint32_t all = (1u << sched_nr_cpus()) - 1;
+	uint32_t all = sched_possible_mask();
 	unsigned long lost = 0, done = 0;
 
-	if (argc != 5 || !parse_count(argv[2], 1, MAX_TEST_TASKS, &n) ||
-	    !parse_count(argv[3], 1, 1000000, &iters) || !parse_count(argv[4], 10, 10000000, &us)) {
+	if (argc != 5 || !cmdline_parse_long(argv[2], 1, MAX_TEST_TASKS, &n) ||
+	    !cmdline_parse_long(argv[3], 1, 1000000, &iters) || !cmdline_parse_long(argv[4], 10, 10000000, &us)) {
 		kprintf("error: usage: schedtest wake <tasks 1..%d> <iterations> <period_us>\n",
 			MAX_TEST_TASKS);
 		return 1;
@@ -256,7 +246,7 @@ static int test_idle(int argc, char **argv)
 	long ms;
 	uint64_t before[CONFIG_NR_CPUS] = { 0 };
 
-	if (argc != 3 || !parse_count(argv[2], 1, 600000, &ms)) {
+	if (argc != 3 || !cmdline_parse_long(argv[2], 1, 600000, &ms)) {
 		kprintf("error: usage: schedtest idle <ms>\n");
 		return 1;
 	}
@@ -275,9 +265,9 @@ static int test_pin(int argc, char **argv)
 	long n, ms, c1, c2;
 	int wrong = 0;
 
-	if (argc != 6 || !parse_count(argv[2], 1, MAX_TEST_TASKS, &n) ||
-	    !parse_count(argv[3], 2, 600000, &ms) || !parse_count(argv[4], 0, sched_nr_cpus() - 1, &c1) ||
-	    !parse_count(argv[5], 0, sched_nr_cpus() - 1, &c2)) {
+	if (argc != 6 || !cmdline_parse_long(argv[2], 1, MAX_TEST_TASKS, &n) ||
+	    !cmdline_parse_long(argv[3], 2, 600000, &ms) || !cmdline_parse_long(argv[4], 0, sched_nr_cpus() - 1, &c1) ||
+	    !cmdline_parse_long(argv[5], 0, sched_nr_cpus() - 1, &c2)) {
 		kprintf("error: usage: schedtest pin <tasks> <ms> <cpu> <cpu2>\n");
 		return 1;
 	}
@@ -389,15 +379,15 @@ static int test_duty(int argc, char **argv)
 {
 	long ms, period_us, duty;
 	int n = argc - 4;
-	uint32_t all = (1u << sched_nr_cpus()) - 1;
+	uint32_t all = sched_possible_mask();
 
-	if (argc < 5 || n > MAX_TEST_TASKS || !parse_count(argv[2], 10, 600000, &ms) ||
-	    !parse_count(argv[3], 100, 1000000, &period_us)) {
+	if (argc < 5 || n > MAX_TEST_TASKS || !cmdline_parse_long(argv[2], 10, 600000, &ms) ||
+	    !cmdline_parse_long(argv[3], 100, 1000000, &period_us)) {
 		kprintf("error: usage: schedtest duty <ms> <period_us> <duty%%> [duty%%...]\n");
 		return 1;
 	}
 	for (int i = 0; i < n; i++) {
-		if (!parse_count(argv[4 + i], 0, 100, &duty)) {
+		if (!cmdline_parse_long(argv[4 + i], 0, 100, &duty)) {
 			kprintf("error: duty '%s' is not a percentage 0..100\n", argv[4 + i]);
 			return 1;
 		}
@@ -441,12 +431,12 @@ static int test_duty(int argc, char **argv)
 static int test_light(int argc, char **argv)
 {
 	long n, ms, busy_us, period_us;
-	uint32_t all = (1u << sched_nr_cpus()) - 1;
+	uint32_t all = sched_possible_mask();
 	uint64_t b0[CONFIG_NR_CPUS] = { 0 }, t0, t1;
 	int where[CONFIG_NR_CPUS] = { 0 };
 
-	if (argc != 6 || !parse_count(argv[2], 1, MAX_TEST_TASKS, &n) || !parse_count(argv[3], 40, 600000, &ms) ||
-	    !parse_count(argv[4], 1, 1000000, &busy_us) || !parse_count(argv[5], 100, 10000000, &period_us) ||
+	if (argc != 6 || !cmdline_parse_long(argv[2], 1, MAX_TEST_TASKS, &n) || !cmdline_parse_long(argv[3], 40, 600000, &ms) ||
+	    !cmdline_parse_long(argv[4], 1, 1000000, &busy_us) || !cmdline_parse_long(argv[5], 100, 10000000, &period_us) ||
 	    busy_us >= period_us) {
 		kprintf("error: usage: schedtest light <tasks> <ms> <busy_us> <period_us> (busy < period)\n");
 		return 1;
@@ -525,11 +515,11 @@ static int cmd_spawn(int argc, char **argv)
 	long n, ms, nice = 0;
 	static struct spin_arg bg[32];
 	static int next;
-	uint32_t all = (1u << sched_nr_cpus()) - 1;
+	uint32_t all = sched_possible_mask();
 
-	if (argc < 3 || argc > 4 || !parse_count(argv[1], 1, 32, &n) ||
-	    !parse_count(argv[2], 1, 600000, &ms) ||
-	    (argc == 4 && !parse_count(argv[3], NICE_MIN, NICE_MAX, &nice))) {
+	if (argc < 3 || argc > 4 || !cmdline_parse_long(argv[1], 1, 32, &n) ||
+	    !cmdline_parse_long(argv[2], 1, 600000, &ms) ||
+	    (argc == 4 && !cmdline_parse_long(argv[3], NICE_MIN, NICE_MAX, &nice))) {
 		kprintf("error: usage: spawn <tasks 1..32> <ms> [nice]  (CPU-bound, in the background)\n");
 		return 1;
 	}
@@ -553,7 +543,7 @@ static int cmd_sleep(int argc, char **argv)
 {
 	long ms;
 
-	if (argc != 2 || !parse_count(argv[1], 0, 3600000, &ms)) {
+	if (argc != 2 || !cmdline_parse_long(argv[1], 0, 3600000, &ms)) {
 		kprintf("error: usage: sleep <ms 0..3600000>\n");
 		return 1;
 	}
@@ -573,6 +563,5 @@ static const struct shell_cmd commands[] = {
 
 void sched_commands_register(void)
 {
-	for (unsigned i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		shell_register(&commands[i]);
+	SHELL_REGISTER_TABLE(commands);
 }

@@ -37,6 +37,13 @@ static bool waits_too_much(const struct sched_avg *a)
 	return (uint64_t)waiting * 8 > (uint64_t)a->runnable_avg_sum * 3;
 }
 
+/* A waking task's average as of now: it stopped when the task went to sleep, so count the sleep. */
+static void waking_task_avg(const struct task *p, struct sched_avg *ta)
+{
+	task_avg_read(p, ta);
+	pelt_update(ta, arch_now_ns(), false, false);
+}
+
 enum pack_reason pack_check(const struct task *p, int cpu, int *target)
 {
 	int buddy = READ_ONCE(sched_topo.pack_buddy[cpu]);
@@ -46,9 +53,7 @@ enum pack_reason pack_check(const struct task *p, int cpu, int *target)
 		return PACK_NO_BUDDY;
 	if (!task_allowed_on(p, buddy))
 		return PACK_NOT_ALLOWED;
-	task_avg_read(p, &ta);
-	/* Its average stopped when it went to sleep: count the sleep. */
-	pelt_update(&ta, arch_now_ns(), false, false);
+	waking_task_avg(p, &ta);
 	if (!pelt_is_light(&ta))
 		return PACK_NOT_LIGHT;
 	if (buddy == cpu && waits_too_much(&ta))
@@ -197,8 +202,7 @@ enum pack_reason pack_energy_select(const struct task *p, int prev, int *target)
 		*target = prev;
 		return PACK_ENERGY_PREV;
 	}
-	task_avg_read(p, &ta);
-	pelt_update(&ta, arch_now_ns(), false, false);
+	waking_task_avg(p, &ta);
 	u = usage_fraction(&ta);
 	guard = waits_too_much(&ta);
 	if (task_allowed_on(p, prev))

@@ -90,6 +90,16 @@ int shell_register(const struct shell_cmd *cmd)
 	return 0;
 }
 
+int shell_register_all(const struct shell_cmd *cmds, size_t n)
+{
+	int failed = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (shell_register(&cmds[i]) != 0)
+			failed++;
+	return failed;
+}
+
 static const struct shell_cmd *find_cmd(const char *name)
 {
 	for (int i = 0; i < sh.nr_cmds; i++)

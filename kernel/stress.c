@@ -9,9 +9,9 @@
  * worker must consume exactly the tokens it was sent: a lost wake-up leaves
  * a worker asleep with tokens pending, which the supervisor reports.
  */
-#include <stdlib.h>
 
 #include "arch/barrier.h"
+#include "kernel/cmdline.h"
 #include "kernel/printk.h"
 #include "kernel/sched.h"
 #include "kernel/shell.h"
@@ -173,17 +173,6 @@ static void checker_fn(void *arg)
 	}
 }
 
-static bool parse_ulong(const char *s, unsigned long lo, unsigned long hi, unsigned long *out)
-{
-	char *end;
-	unsigned long v = strtoul(s, &end, 10);
-
-	if (!*s || *end || v < lo || v > hi)
-		return false;
-	*out = v;
-	return true;
-}
-
 static int cmd_stress(int argc, char **argv)
 {
 	unsigned long secs, seed = 1, nr = 200;
@@ -191,9 +180,9 @@ static int cmd_stress(int argc, char **argv)
 	uint64_t sent = 0, owed = 0, consumed = 0, aff = 0, nice = 0, sleeps = 0, drain_end;
 	int lost = 0;
 
-	if (argc < 2 || argc > 4 || !parse_ulong(argv[1], 1, 3600, &secs) ||
-	    (argc > 2 && !parse_ulong(argv[2], 0, 0xffffffffu, &seed)) ||
-	    (argc > 3 && !parse_ulong(argv[3], 2, STRESS_MAX_WORKERS, &nr))) {
+	if (argc < 2 || argc > 4 || !cmdline_parse_ulong(argv[1], 1, 3600, &secs) ||
+	    (argc > 2 && !cmdline_parse_ulong(argv[2], 0, 0xffffffffu, &seed)) ||
+	    (argc > 3 && !cmdline_parse_ulong(argv[3], 2, STRESS_MAX_WORKERS, &nr))) {
 		kprintf("error: usage: stress <seconds 1..3600> [seed] [workers 2..%d]\n", STRESS_MAX_WORKERS);
 		return 1;
 	}
@@ -203,7 +192,7 @@ static int cmd_stress(int argc, char **argv)
 	}
 	st.running = true;
 	st.nr = (int)nr;
-	st.all_mask = (1u << sched_nr_cpus()) - 1;
+	st.all_mask = sched_possible_mask();
 	st.go = st.stop = st.done_sending = st.finished = st.churned = st.pack_switches = st.checks = 0;
 	st.end_ns = arch_now_ns() + (uint64_t)secs * NSEC_PER_SEC;
 	for (int i = 0; i < st.nr; i++) {
@@ -278,6 +267,5 @@ static const struct shell_cmd commands[] = {
 
 void stress_commands_register(void)
 {
-	for (unsigned i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		shell_register(&commands[i]);
+	SHELL_REGISTER_TABLE(commands);
 }

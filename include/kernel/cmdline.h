@@ -55,4 +55,11 @@ bool bootargs_has(const struct bootargs *ba, const char *key);
 /* Strict decimal or 0x-hex. CMDLINE_ENOENT if absent, CMDLINE_EINVAL if not a number. */
 int bootargs_get_uint(const struct bootargs *ba, const char *key, unsigned long *out);
 
+/*
+ * A console argument as a whole-string decimal number in [lo, hi]: digits
+ * only (and a leading '-' for the signed form); false otherwise.
+ */
+bool cmdline_parse_long(const char *s, long lo, long hi, long *out);
+bool cmdline_parse_ulong(const char *s, unsigned long lo, unsigned long hi, unsigned long *out);
+
 #endif

@@ -121,6 +121,8 @@ void sched_init_cpu(int cpu);
 /* The CPU has arrived (after sched_init_cpu): tasks may be placed on it. */
 void sched_cpu_online(int cpu);
 uint32_t sched_online_mask(void);
+/* Every CPU the DT names (bit n = CPU n), online or not. */
+uint32_t sched_possible_mask(void);
 /* Enter the idle loop on this CPU; never returns. */
 void sched_idle_loop(void) __attribute__((noreturn));
 

@@ -38,6 +38,9 @@ void shell_init(const struct shell_io *io);
 void shell_reset(void);
 /* 0 on success; -1 if the name is taken or the table is full. */
 int shell_register(const struct shell_cmd *cmd);
+/* Register each of @n commands (a subsystem's table); returns how many failed. */
+int shell_register_all(const struct shell_cmd *cmds, size_t n);
+#define SHELL_REGISTER_TABLE(table) shell_register_all((table), sizeof(table) / sizeof((table)[0]))
 void shell_start(void);			/* print the first prompt */
 void shell_input(char c);
 /* Run one line (';'-separated commands); returns the last status. */

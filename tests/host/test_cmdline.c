@@ -641,3 +641,25 @@ KT_CASE(split_random_input)
 		}
 	}
 }
+
+KT_CASE(console_number_arguments)
+{
+	long l;
+	unsigned long u;
+
+	KT_ASSERT(cmdline_parse_long("42", 0, 100, &l) && l == 42);
+	KT_ASSERT(cmdline_parse_long("-20", -20, 19, &l) && l == -20);
+	KT_ASSERT(!cmdline_parse_long("-21", -20, 19, &l));
+	KT_ASSERT(!cmdline_parse_long("20", -20, 19, &l));
+	KT_ASSERT(!cmdline_parse_long("", 0, 100, &l));
+	KT_ASSERT(!cmdline_parse_long("-", -5, 5, &l));
+	KT_ASSERT(!cmdline_parse_long("4x", 0, 100, &l));
+	KT_ASSERT(!cmdline_parse_long("+4", 0, 100, &l));
+	KT_ASSERT(!cmdline_parse_long(" 4", 0, 100, &l));
+	KT_ASSERT(!cmdline_parse_long(NULL, 0, 100, &l));
+	KT_ASSERT(cmdline_parse_ulong("4294967295", 0, 0xffffffffu, &u) && u == 0xffffffffu);
+	KT_ASSERT(cmdline_parse_ulong("0", 0, 5, &u) && u == 0);
+	KT_ASSERT(!cmdline_parse_ulong("-1", 0, 5, &u));
+	KT_ASSERT(!cmdline_parse_ulong("6", 0, 5, &u));
+	KT_ASSERT(!cmdline_parse_ulong("1 ", 0, 5, &u));
+}
