@@ -60,8 +60,10 @@ boards: $(addprefix kernel-,$(BOARDS))
 HOST_CC     ?= gcc
 HOST_CFLAGS := -O1 -g -std=gnu11 $(WARN) -Iinclude -I. -Itests/host \
 	-DCONFIG_NR_CPUS=1024 -DHOST_BUILD
+# Sanitized builds (host tests, fuzzers) also check the hot-path invariants
+# that release kernels leave to them (KASSERT_DEBUG, include/kernel/panic.h).
 SAN_FLAGS   := -fsanitize=address,undefined -fno-omit-frame-pointer \
-	-fno-sanitize-recover=undefined
+	-fno-sanitize-recover=undefined -DCONFIG_SCHED_DEBUG
 CORE_SRCS   := $(sort $(wildcard kernel/*.c tools/lib/*.c))
 TEST_SRCS   := $(sort $(wildcard tests/host/test_*.c))
 TOOL_SRCS   := $(sort $(wildcard tools/*.c))

@@ -36,19 +36,23 @@ static const uint32_t y_inv[PELT_HALFLIFE] = {
 /* sum_{k>=1} 1024 * y^k as the truncating arithmetic sees it. */
 #define HISTORY_LIMIT (PELT_LOAD_AVG_MAX - PELT_PERIOD_UNITS)
 
-uint32_t pelt_decay(uint32_t val, uint64_t periods)
-{
-	unsigned int halvings, rest;
+/* 32 halvings empty any uint32_t. */
+#define PERIODS_EMPTY (PELT_HALFLIFE * 32u)
 
-	/* 32 halvings empty any uint32_t. */
-	if (periods >= (uint64_t)PELT_HALFLIFE * 32u)
-		return 0;
-	halvings = (unsigned int)(periods / PELT_HALFLIFE);
-	rest = (unsigned int)(periods % PELT_HALFLIFE);
-	val >>= halvings;
+/* pelt_decay() for n < PERIODS_EMPTY, in 32-bit arithmetic: a shift and at most one multiply. */
+static inline uint32_t decay_short(uint32_t val, uint32_t n)
+{
+	unsigned int rest = n % PELT_HALFLIFE;
+
+	val >>= n / PELT_HALFLIFE;
 	if (rest)
 		val = (uint32_t)(((uint64_t)val * y_inv[rest]) >> 32);
 	return val;
+}
+
+uint32_t pelt_decay(uint32_t val, uint64_t periods)
+{
+	return periods < PERIODS_EMPTY ? decay_short(val, (uint32_t)periods) : 0;
 }
 
 uint32_t pelt_periods_sum(uint64_t periods)
@@ -84,19 +88,56 @@ static void check_bounds(const struct sched_avg *sa)
 	KASSERT(sa->runnable_avg_period - sa->period_contrib <= PELT_HISTORY_MAX);
 }
 
+/* The updates' own check: every update in debug builds (see KASSERT_DEBUG). */
+static inline void check_bounds_updated(const struct sched_avg *sa)
+{
+#ifdef CONFIG_SCHED_DEBUG
+	check_bounds(sa);
+#else
+	(void)sa;
+#endif
+}
+
 /*
- * Roll @val over @boundaries period boundaries: the units @head that
- * complete the current period join it, the whole lot ages by @boundaries,
- * then @full_sum (the @boundaries - 1 full periods in between) and @tail
- * (the start of the new current period) are added. The seed's order: only
- * the sums' truncation points, not the meaning, differ from mainline's.
+ * Beyond this many units (2048 periods) every old value has decayed to 0
+ * (32 halvings empty a uint32_t after 1024 periods), so the arithmetic may
+ * use this many plus the position in the period: same result, 32-bit sums.
  */
-static uint32_t roll_over(uint32_t val, bool counted, uint32_t head,
-			  uint64_t boundaries, uint32_t full_sum, uint32_t tail)
+#define UNITS_SATURATED (2048u * PELT_PERIOD_UNITS)
+
+/* y^n as a shift and a multiplier, computed once for the three sums. */
+struct decay_factor {
+	unsigned int halvings;
+	uint32_t mult;		/* y_inv[n % 32]; 0 when n % 32 == 0 (no multiply) */
+};
+
+static inline struct decay_factor decay_factor(uint32_t n)
+{
+	struct decay_factor f = { n / PELT_HALFLIFE, n % PELT_HALFLIFE ? y_inv[n % PELT_HALFLIFE] : 0 };
+
+	return f;
+}
+
+static inline uint32_t decay_by(uint32_t val, struct decay_factor f)
+{
+	val >>= f.halvings;
+	return f.mult ? (uint32_t)(((uint64_t)val * f.mult) >> 32) : val;
+}
+
+/*
+ * Roll @val over the period boundaries of @f: the units @head that
+ * complete the current period join it (if the entity was in the @counted
+ * state), the whole lot ages, then @full_sum (the full periods in between)
+ * and @tail (the start of the new current period) are added. The seed's
+ * order: only the sums' truncation points, not the meaning, differ from
+ * mainline's.
+ */
+static inline uint32_t roll_over(uint32_t val, bool counted, uint32_t head,
+				 struct decay_factor f, uint32_t full_sum, uint32_t tail)
 {
 	if (counted)
 		val += head;
-	val = pelt_decay(val, boundaries);
+	val = decay_by(val, f);
 	if (counted)
 		val += full_sum + tail;
 	return val;
@@ -104,62 +145,82 @@ static uint32_t roll_over(uint32_t val, bool counted, uint32_t head,
 
 int pelt_update(struct sched_avg *sa, uint64_t now_ns, bool runnable, bool running)
 {
-	uint64_t delta_ns, units, boundaries;
-	uint32_t head, tail, full_sum;
+	uint64_t delta_ns;
+	uint32_t units, head, tail, boundaries, full_sum;
+	struct decay_factor f;
+	int crossed;
 
-	KASSERT(sa != NULL);
-	KASSERT(runnable || !running);
+	KASSERT_DEBUG(sa != NULL);
+	KASSERT_DEBUG(runnable || !running);
 
+	delta_ns = now_ns - sa->last_update_ns;
+	if (delta_ns < (1u << PELT_UNIT_SHIFT))
+		return 0;
 	if (now_ns < sa->last_update_ns) {
+		/* The clock went backwards (a CPU whose clock lags): resynchronise. */
 		seqcount_write_begin(&sa->seq);
 		sa->last_update_ns = now_ns;
 		seqcount_write_end(&sa->seq);
 		return 0;
 	}
-	delta_ns = now_ns - sa->last_update_ns;
-	units = delta_ns >> PELT_UNIT_SHIFT;
-	if (units == 0)
-		return 0;
 
 	seqcount_write_begin(&sa->seq);
-	/* Whole units only: the sub-unit remainder stays for the next update. */
-	sa->last_update_ns += units << PELT_UNIT_SHIFT;
+	if (delta_ns >> 32) {
+		/* Over 4 s (4096 periods): everything old has decayed away. */
+		uint64_t units64 = delta_ns >> PELT_UNIT_SHIFT, periods;
 
-	if (sa->period_contrib + units < PELT_PERIOD_UNITS) {
-		uint32_t d = (uint32_t)units;
-
-		if (runnable)
-			sa->runnable_avg_sum += d;
-		if (running)
-			sa->usage_avg_sum += d;
-		sa->runnable_avg_period += d;
-		sa->period_contrib += d;
-		check_bounds(sa);
-		seqcount_write_end(&sa->seq);
-		return 0;
+		sa->last_update_ns += units64 << PELT_UNIT_SHIFT;
+		head = PELT_PERIOD_UNITS - sa->period_contrib;
+		periods = (units64 - head) / PELT_PERIOD_UNITS + 1;
+		crossed = periods > INT_MAX ? INT_MAX : (int)periods;
+		units = UNITS_SATURATED + (uint32_t)((units64 - head) % PELT_PERIOD_UNITS);
+	} else {
+		units = (uint32_t)delta_ns >> PELT_UNIT_SHIFT;
+		/* Whole units only: the sub-unit remainder stays for the next update. */
+		sa->last_update_ns += units << PELT_UNIT_SHIFT;
+		if (units < PELT_PERIOD_UNITS - sa->period_contrib) {
+			/* Inside the period: each sum grows by at most what the period does. */
+			if (runnable)
+				sa->runnable_avg_sum += units;
+			if (running)
+				sa->usage_avg_sum += units;
+			sa->runnable_avg_period += units;
+			sa->period_contrib += units;
+			check_bounds_updated(sa);
+			seqcount_write_end(&sa->seq);
+			return 0;
+		}
+		/*
+		 * head completes the current period; what is left is some whole
+		 * periods and a tail that opens the new current period.
+		 */
+		head = PELT_PERIOD_UNITS - sa->period_contrib;
+		units -= head;
+		crossed = (int)(units / PELT_PERIOD_UNITS + 1);
+	}
+	boundaries = units / PELT_PERIOD_UNITS + 1;
+	tail = units % PELT_PERIOD_UNITS;
+	if (boundaries < PERIODS_EMPTY) {
+		f = decay_factor(boundaries);
+		/* pelt_periods_sum(boundaries - 1), in 32 bits. */
+		full_sum = HISTORY_LIMIT - decay_short(HISTORY_LIMIT, boundaries - 1);
+	} else {
+		f.halvings = 31;	/* 16-bit sums: as good as emptied */
+		f.mult = 0;
+		full_sum = HISTORY_LIMIT;
 	}
 
-	/*
-	 * head completes the current period; what is left is some whole
-	 * periods and a tail that opens the new current period.
-	 */
-	head = PELT_PERIOD_UNITS - sa->period_contrib;
-	units -= head;
-	boundaries = units / PELT_PERIOD_UNITS + 1;
-	tail = (uint32_t)(units % PELT_PERIOD_UNITS);
-	full_sum = pelt_periods_sum(boundaries - 1);
-
 	sa->runnable_avg_sum = roll_over(sa->runnable_avg_sum, runnable, head,
-					 boundaries, full_sum, tail);
+					 f, full_sum, tail);
 	sa->usage_avg_sum = roll_over(sa->usage_avg_sum, running, head,
-				      boundaries, full_sum, tail);
+				      f, full_sum, tail);
 	sa->runnable_avg_period = roll_over(sa->runnable_avg_period, true, head,
-					    boundaries, full_sum, tail);
+					    f, full_sum, tail);
 	sa->period_contrib = tail;
-	check_bounds(sa);
+	check_bounds_updated(sa);
 	seqcount_write_end(&sa->seq);
 
-	return boundaries > INT_MAX ? INT_MAX : (int)boundaries;
+	return crossed;
 }
 
 void pelt_snapshot(const struct sched_avg *sa, struct sched_avg *snap)

@@ -15,4 +15,16 @@ void panic(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)))
 			      __FILE__, __LINE__);                           \
 	} while (0)
 
+/*
+ * Invariants on the scheduler's hot paths whose cost shows in `make bench`:
+ * checked in debug kernels (make kernel-debug-BOARD), host tests and
+ * fuzzers (CONFIG_SCHED_DEBUG), compiled out (but still type-checked) in
+ * release kernels.
+ */
+#ifdef CONFIG_SCHED_DEBUG
+#define KASSERT_DEBUG(cond) KASSERT(cond)
+#else
+#define KASSERT_DEBUG(cond) ((void)sizeof(!(cond)))
+#endif
+
 #endif

@@ -22,7 +22,8 @@
  * advances by whole units only, so sub-unit remainders carry over.
  *
  * Integer arithmetic truncates, so the sums sit slightly below the real
- * series. Bounds (KASSERTed on every update; derived in tests/host/test_pelt.c):
+ * series. Bounds (derived in tests/host/test_pelt.c; KASSERTed on every
+ * snapshot, and on every update in debug kernels and host tests):
  *	usage_avg_sum <= runnable_avg_sum <= runnable_avg_period
  *	runnable_avg_period - period_contrib <= PELT_HISTORY_MAX
  *	runnable_avg_period <= PELT_SUM_MAX
@@ -94,7 +95,7 @@ void pelt_init(struct sched_avg *sa, uint64_t now_ns);
 /*
  * Account the time from the last update to @now_ns, during which the entity
  * was @runnable and @running throughout (running implies runnable:
- * KASSERTed). Returns the number of period boundaries crossed (0: no decay
+ * KASSERT_DEBUG). Returns the number of period boundaries crossed (0: no decay
  * happened; saturates at INT_MAX). If @now_ns is before the last update
  * (a clock that went backwards), resynchronises to @now_ns and returns 0,
  * as the seed did.

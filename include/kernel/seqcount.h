@@ -5,7 +5,7 @@
  * Contract:
  * - Writers are serialised by the caller (one owning CPU, or a lock). A write
  *   section is seqcount_write_begin() ... seqcount_write_end(); sections do
- *   not nest (write_begin KASSERTs that the count is even).
+ *   not nest (write_begin KASSERT_DEBUGs that the count is even).
  * - Readers loop:
  *	do {
  *		seq = seqcount_read_begin(&s);
@@ -48,7 +48,7 @@ static inline void seqcount_write_begin(seqcount_t *s)
 	/* Only the (serialised) writer stores the count: a plain read is ours. */
 	uint32_t seq = s->sequence;
 
-	KASSERT((seq & 1u) == 0);
+	KASSERT_DEBUG((seq & 1u) == 0);
 	WRITE_ONCE(s->sequence, seq + 1);
 	/* The odd count must be visible before any protected store. */
 	smp_wmb();
@@ -58,7 +58,7 @@ static inline void seqcount_write_end(seqcount_t *s)
 {
 	uint32_t seq = s->sequence;
 
-	KASSERT((seq & 1u) == 1);
+	KASSERT_DEBUG((seq & 1u) == 1);
 	/* Every protected store must be visible before the even count. */
 	smp_wmb();
 	WRITE_ONCE(s->sequence, seq + 1);
