@@ -43,7 +43,12 @@ static void twd_set_deadline(uint64_t ticks)
 
 	if (delta > 0xffffffffu)
 		delta = 0xffffffffu;
-	mmio_write32(twd_base + TWD_CTRL, 0);
+	/*
+	 * Writing Load also writes the Counter, and an enabled one-shot timer
+	 * counts down from there (A9 MPCore TRM, 4.2.1): no need to stop it
+	 * first (a cancelled one starts with the Control write). Clear a stale
+	 * event so only the new deadline raises the IRQ.
+	 */
 	mmio_write32(twd_base + TWD_INTSTAT, 1);
 	mmio_write32(twd_base + TWD_LOAD, (uint32_t)delta);
 	mmio_write32(twd_base + TWD_CTRL, TWD_CTRL_ENABLE | TWD_CTRL_IRQ);

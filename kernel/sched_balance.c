@@ -176,15 +176,23 @@ void balance_tick(struct rq *rq, uint64_t now)
 
 	if (cpu >= sched_topo.nr_cpus)
 		return;
-	for (int l = 0; l < sched_topo.nr_levels[cpu] && l < 4; l++) {
-		uint64_t interval = (uint64_t)sched_topo.sd[cpu][l].min_interval_ms * 1000000ull;
+	/* Most ticks balance nothing: one comparison with the earliest level. */
+	if (now >= rq->next_balance_any_ns) {
+		uint64_t next = UINT64_MAX;
 
-		if (busy)
-			interval *= BUSY_FACTOR;
-		if (now < rq->next_balance_ns[l])
-			continue;
-		rq->next_balance_ns[l] = now + interval;
-		load_balance(cpu, l);
+		for (int l = 0; l < sched_topo.nr_levels[cpu] && l < 4; l++) {
+			uint64_t interval = (uint64_t)sched_topo.sd[cpu][l].min_interval_ms * 1000000ull;
+
+			if (busy)
+				interval *= BUSY_FACTOR;
+			if (now >= rq->next_balance_ns[l]) {
+				rq->next_balance_ns[l] = now + interval;
+				load_balance(cpu, l);
+			}
+			if (rq->next_balance_ns[l] < next)
+				next = rq->next_balance_ns[l];
+		}
+		rq->next_balance_any_ns = next;
 	}
 	/* Waiting tasks here and tickless idle CPUs elsewhere: wake an idle balancer. */
 	if (rq->cfs.nr_running >= 2 && READ_ONCE(nohz_idle_cpus) && now >= READ_ONCE(nohz_next_kick)) {

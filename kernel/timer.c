@@ -8,6 +8,7 @@
 struct timer_base {
 	spinlock_t lock;
 	unsigned int nr;
+	bool running;		/* timers_run() is calling back: it programs at the end */
 	uint64_t programmed;
 	struct timer *heap[TIMERS_PER_CPU];
 };
@@ -83,6 +84,8 @@ static void reprogram(struct timer_base *b)
 {
 	uint64_t next = b->nr ? b->heap[0]->expires : TIMER_NEVER;
 
+	if (b->running)
+		return;
 	if (next != b->programmed) {
 		b->programmed = next;
 		arch_timer_program(next);
@@ -94,6 +97,7 @@ void timers_init_cpu(int cpu)
 	struct timer_base *b = &bases[cpu];
 
 	b->nr = 0;
+	b->running = false;
 	b->programmed = TIMER_NEVER;
 	b->lock = (spinlock_t)SPINLOCK_INIT;
 }
@@ -114,13 +118,22 @@ void timer_arm(struct timer *t, uint64_t expires)
 	unsigned long flags = spin_lock_irqsave(&b->lock);
 
 	KASSERT(t->cpu == -1 || t->cpu == cpu);
-	if (t->cpu == cpu)
-		heap_remove(b, t);
-	KASSERT(b->nr < TIMERS_PER_CPU);
-	t->expires = expires;
-	t->cpu = cpu;
-	place(b, b->nr++, t);
-	sift_up(b, b->nr - 1);
+	if (t->cpu == cpu) {
+		/* Re-armed (the tick): move it in the heap rather than remove and insert. */
+		bool later = expires > t->expires;
+
+		t->expires = expires;
+		if (later)
+			sift_down(b, (unsigned int)t->heap_index);
+		else
+			sift_up(b, (unsigned int)t->heap_index);
+	} else {
+		KASSERT(b->nr < TIMERS_PER_CPU);
+		t->expires = expires;
+		t->cpu = cpu;
+		place(b, b->nr++, t);
+		sift_up(b, b->nr - 1);
+	}
 	reprogram(b);
 	spin_unlock_irqrestore(&b->lock, flags);
 }
@@ -173,6 +186,8 @@ void timers_run(uint64_t now)
 	struct timer_base *b = &bases[arch_cpu_id()];
 	unsigned long flags = spin_lock_irqsave(&b->lock);
 
+	/* Callbacks re-arm timers (the tick does): program the hardware once, below. */
+	b->running = true;
 	while (b->nr && b->heap[0]->expires <= now) {
 		struct timer *t = b->heap[0];
 
@@ -181,6 +196,7 @@ void timers_run(uint64_t now)
 		t->fn(t);
 		flags = spin_lock_irqsave(&b->lock);
 	}
+	b->running = false;
 	/* The hardware fired: whatever is next must be programmed anew. */
 	b->programmed = 0;
 	reprogram(b);

@@ -103,6 +103,7 @@ struct rq {
 	uint64_t idle_ns, busy_ns;	/* time accounting */
 	uint64_t idle_enter_ns;
 	uint64_t next_balance_ns[4];	/* per domain level */
+	uint64_t next_balance_any_ns;	/* min of next_balance_ns[] */
 	uint64_t nr_balance_pulls[4];	/* balance passes that found a source */
 	uint64_t nr_ilb_runs;		/* nohz idle balances run here */
 	volatile bool nohz_kick;	/* asked to balance for idle CPUs */
