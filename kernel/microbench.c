@@ -14,7 +14,8 @@
  *                cb_ns = timer callback (wake_up() called) -> task running
  *   wake_remote  the timer fires on CPU C, the task sleeps on CPU C2: the
  *                wake-up goes through the wake list and an IPI
- *   tick         sched_tick() called directly with IRQs masked
+ *   tick         sched_tick() called directly with IRQs masked: the scheduler
+ *                work of a tick (the timer's own re-arm is in tick_irq)
  *   tick_irq     the whole tick interrupt as a spinning task sees it: gaps in
  *                its clock reads across exactly one tick, minus a loop trip
  *   select       wake_up() of a task sleeping on this CPU, pinned here, with
@@ -522,12 +523,8 @@ static void tick_direct_fn(void *arg)
 		if (i >= MB_WARM)
 			sa_[i - MB_WARM] = sub_sat(t1 - t0, mb.ovh);
 	}
+	/* The tick timer itself did not move: re-arming it is tick_fn()'s (see tick_irq). */
 	mb.n = mb.reps;
-	/*
-	 * Each call moved this CPU's tick one period on: sleep past it, so the
-	 * next figure starts with a normal tick (an idle CPU restarts it).
-	 */
-	task_sleep_ns((uint64_t)(mb.reps + MB_WARM + 2) * (NSEC_PER_SEC / sched_hz));
 }
 
 static void tick_irq_fn(void *arg)

@@ -83,10 +83,24 @@ static void update_task_avg(struct task *p, uint64_t now, bool runnable, bool ru
 
 /* ---------------------------------------------------------------- tick */
 
+/*
+ * The tick timer's callback: the scheduler's work, then the timer moves one
+ * period on. It runs inside timers_run(), which programs the hardware once
+ * for all callbacks, so the re-arm is only a heap move.
+ */
 static void tick_fn(struct timer *t)
 {
-	(void)t;
+	struct rq *rq = t->arg;
+
 	sched_tick();
+	if (!rq->tick_stopped) {
+		/* Stay on the tick grid; skip ticks that were missed rather than bunch them. */
+		uint64_t now = rq->clock, next = t->expires + tick_period_ns();
+
+		if (next <= now)
+			next = now + tick_period_ns();
+		timer_arm(t, next);
+	}
 }
 
 static void tick_start(struct rq *rq, uint64_t now)
@@ -151,14 +165,6 @@ void sched_tick(void)
 			rq->need_resched = true;
 	}
 	spin_unlock(&rq->lock);
-	if (!rq->tick_stopped) {
-		/* Stay on the tick grid; skip ticks that were missed rather than bunch them. */
-		uint64_t next = tick_timers[rq->cpu].expires + tick_period_ns();
-
-		if (next <= now)
-			next = now + tick_period_ns();
-		timer_arm(&tick_timers[rq->cpu], next);
-	}
 	balance_tick(rq, now);
 #ifdef CONFIG_SCHED_DEBUG
 	/* Debug builds (make DEBUG=1): every task in exactly one place, twice a second. */

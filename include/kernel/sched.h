@@ -157,7 +157,7 @@ void set_current_running(void);
 bool wake_up(struct task *t);
 
 /* Called by the arch layer. */
-void sched_tick(void);			/* timer IRQ: the tick */
+void sched_tick(void);			/* the tick's scheduler work (its timer re-arms itself) */
 void sched_ipi(void);			/* IPI_RESCHEDULE */
 void sched_irq_exit(void);		/* end of every IRQ: preempt if needed */
 void sched_finish_switch(void);		/* first thing a new task runs */
