@@ -277,6 +277,11 @@ bool pelt_is_light(const struct sched_avg *sa)
 	return ((uint64_t)sa->usage_avg_sum << 2) < sa->runnable_avg_period;
 }
 
+bool pelt_stays_light(const struct sched_avg *sa)
+{
+	return ((uint64_t)sa->usage_avg_sum << 2) + PELT_LIGHT_MARGIN < sa->runnable_avg_period;
+}
+
 bool pelt_is_buddy_busy(uint32_t usage_sum, uint32_t period, unsigned int nr_running)
 {
 	if (usage_sum == 0)

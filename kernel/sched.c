@@ -22,6 +22,14 @@ unsigned int sched_hz = 1000;
 static struct rq rqs[CONFIG_NR_CPUS];
 /* CPUs that are running the scheduler (set once each arrives: sched_cpu_online). */
 static uint32_t online_mask;
+/*
+ * CPUs running their idle task (bit n = CPU n, atomic): where a wake-up
+ * looks for an idle CPU, O(domain levels) with no scan of the CPUs. A hint:
+ * set before the switch to idle, cleared after the switch away, so a CPU
+ * may be in it while a wakee is already queued there; select_task_rq()
+ * confirms each candidate with cpu_idle_now().
+ */
+static uint32_t idle_hint;
 static int nr_cpus;
 static struct timer tick_timers[CONFIG_NR_CPUS];
 static uint64_t tick_ns;	/* NSEC_PER_SEC / sched_hz, fixed at sched_init() */
@@ -67,13 +75,22 @@ static uint64_t tick_period_ns(void)
  * PELT bookkeeping. A task's avg is written only under the lock of the rq
  * it is on (both locks while it migrates); the rq's avg by its own CPU or
  * under its lock. Each update accounts the time since the last one in the
- * state the entity was in during it, so it runs BEFORE the state changes.
+ * state the entity was in during it, so a task's runs BEFORE its state
+ * changes. The rq's state changes far less often than its tasks switch
+ * (yield to yield, it stays running), so it is remembered instead
+ * (avg_runnable, avg_running) and rq_avg_sync(), called AFTER a change of
+ * curr or of the queue, updates only when the state really changed: the
+ * series is the same, one update per idle/busy transition and per tick.
  */
-static void update_rq_avg(struct rq *rq, uint64_t now)
+static void rq_avg_sync(struct rq *rq, uint64_t now)
 {
-	bool running = !rq->curr->is_idle;
+	bool running = !rq->curr->is_idle, runnable = running || rq->cfs.nr_running > 0;
 
-	pelt_update(&rq->avg, now, running || rq->cfs.nr_running > 0, running);
+	if (running == rq->avg_running && runnable == rq->avg_runnable)
+		return;
+	pelt_update(&rq->avg, now, rq->avg_runnable, rq->avg_running);
+	rq->avg_runnable = runnable;
+	rq->avg_running = running;
 }
 
 static void update_task_avg(struct task *p, uint64_t now, bool runnable, bool running)
@@ -157,7 +174,7 @@ void sched_tick(void)
 	spin_lock(&rq->lock);
 	rq->clock = now;
 	rq->ticks++;
-	update_rq_avg(rq, now);
+	pelt_update(&rq->avg, now, rq->avg_runnable, rq->avg_running);
 	if (!rq->curr->is_idle) {
 		update_task_avg(rq->curr, now, true, true);
 		cfs_update_curr(&rq->cfs, now);
@@ -209,11 +226,11 @@ void resched_cpu(int cpu)
 static void activate(struct rq *rq, struct task *p, int flags)
 {
 	KASSERT(!p->on_rq && p->cpu == rq->cpu);
-	update_rq_avg(rq, rq->clock);
 	/* Woken: it slept until now. New or moved: it was waiting to run. */
 	update_task_avg(p, rq->clock, !(flags & ENQ_WAKEUP), false);
 	cfs_update_curr(&rq->cfs, rq->clock);
 	cfs_enqueue(&rq->cfs, &p->se, flags);
+	rq_avg_sync(rq, rq->clock);
 	p->on_rq = true;
 	p->state = TASK_RUNNABLE;
 	p->wait_start_ns = rq->clock;
@@ -223,15 +240,17 @@ static void activate(struct rq *rq, struct task *p, int flags)
 
 void migrate_task_locked(struct task *p, struct rq *src, struct rq *dst)
 {
+	uint64_t now = arch_now_ns();
+
 	KASSERT(p->on_rq && p->cpu == src->cpu && src->curr != p && task_allowed_on(p, dst->cpu));
-	update_rq_avg(src, arch_now_ns());
-	update_task_avg(p, arch_now_ns(), true, false);
+	update_task_avg(p, now, true, false);
 	cfs_dequeue(&src->cfs, &p->se, DEQ_MIGRATE);
+	rq_avg_sync(src, now);
 	p->on_rq = false;
 	p->cpu = dst->cpu;
 	p->nr_migrations++;
 	trace_sched_migrate(arch_cpu_id(), p, src->cpu, dst->cpu);
-	dst->clock = arch_now_ns();
+	dst->clock = now;
 	activate(dst, p, ENQ_MIGRATED);
 }
 
@@ -253,7 +272,6 @@ static void schedule_locked(struct rq *rq)
 	uint64_t now = arch_now_ns();
 
 	rq->clock = now;
-	update_rq_avg(rq, now);
 	if (!prev->is_idle) {
 		update_task_avg(prev, now, true, true);
 		cfs_update_curr(&rq->cfs, now);
@@ -272,6 +290,14 @@ static void schedule_locked(struct rq *rq)
 		}
 	}
 	se = cfs_pick_first(&rq->cfs);
+	if (se && rq->yield_skip == prev && se == &prev->se) {
+		/* Linux's skip buddy: a yielding task gives way to any other runnable one. */
+		struct sched_entity *second = cfs_next(se);
+
+		if (second)
+			se = second;
+	}
+	rq->yield_skip = NULL;
 	next = se ? se_task(se) : rq->idle;
 	if (se) {
 		update_task_avg(next, now, true, false);	/* it was waiting */
@@ -282,14 +308,19 @@ static void schedule_locked(struct rq *rq)
 		return;
 	if (prev->is_idle && rq->tick_stopped)
 		tick_start(rq, now);
-	if (next->is_idle)
+	if (prev->is_idle)
+		__atomic_fetch_and(&idle_hint, ~(1u << rq->cpu), __ATOMIC_RELAXED);
+	if (next->is_idle) {
 		rq->newidle = true;
+		__atomic_fetch_or(&idle_hint, 1u << rq->cpu, __ATOMIC_RELAXED);
+	}
 	account_switch(rq, prev, now);
 	next->last_ran_ns = now;
 	next->nr_switches++;
 	rq->nr_switches++;
 	trace_sched_switch(rq->cpu, prev, prev->state, next);
 	rq->curr = next;
+	rq_avg_sync(rq, now);
 #ifdef __arm__
 	arch_context_switch(&prev->ctx, &next->ctx);
 #else
@@ -330,12 +361,14 @@ void sched_finish_switch(void)
 	arch_irq_enable();
 }
 
-static void schedule(void)
+static void schedule(bool yield)
 {
 	unsigned long flags = arch_irq_save();
 	struct rq *rq = this_rq();
 
 	spin_lock(&rq->lock);
+	if (yield)
+		rq->yield_skip = rq->curr;
 	schedule_locked(rq);
 	finish_switch();
 	arch_irq_restore(flags);
@@ -344,7 +377,7 @@ static void schedule(void)
 void sched_irq_exit(void)
 {
 	if (this_rq()->need_resched)
-		schedule();
+		schedule(false);
 }
 
 /* Drain this CPU's wake list (remote wake-ups). IRQs off. */
@@ -396,6 +429,7 @@ uint32_t sched_online_mask(void)
 void sched_cpu_online(int cpu)
 {
 	idle_cpu_online(cpu);
+	__atomic_fetch_or(&idle_hint, 1u << cpu, __ATOMIC_RELAXED);	/* it runs its idle task */
 	__atomic_fetch_or(&online_mask, 1u << cpu, __ATOMIC_RELEASE);
 }
 
@@ -409,17 +443,31 @@ bool cpu_idle_now(int cpu)
 	       ((READ_ONCE(online_mask) >> cpu) & 1u);
 }
 
+/* The first CPU of *@m that is idle now; those found not idle leave *@m. -1: none. */
+static int first_idle_of(uint32_t *m)
+{
+	while (*m) {
+		int cpu = __builtin_ctz(*m);
+
+		if (cpu_idle_now(cpu))
+			return cpu;
+		*m &= *m - 1;
+	}
+	return -1;
+}
+
 /*
  * Where a task runs when it wakes (@wakeup) or is placed anew. The one
  * place that decides placement: first small-task packing (a light waking
  * task goes to its CPU's pack buddy, see kernel/sched_pack.c), else its
  * previous CPU if that is idle, else the nearest idle CPU it may use
  * (walking prev's domains up, like Linux's select_idle_sibling), else its
- * previous CPU.
+ * previous CPU. O(domain levels): idle CPUs come from idle_hint, not a scan.
  */
 static int select_task_rq(struct task *p, int prev_cpu, bool wakeup)
 {
 	bool prev_ok = task_allowed_on(p, prev_cpu);
+	uint32_t idle;
 
 	if (wakeup) {
 		int target = -1;
@@ -435,22 +483,26 @@ static int select_task_rq(struct task *p, int prev_cpu, bool wakeup)
 	if (prev_ok && cpu_idle_now(prev_cpu))
 		return prev_cpu;
 	/* An idle CPU as close to prev as possible: its cluster first (cache, rail). */
-	if (prev_cpu < sched_topo.nr_cpus)
-		for (int l = 0; l < sched_topo.nr_levels[prev_cpu]; l++) {
-			const cpumask_t *span = &sched_topo.sd[prev_cpu][l].span;
+	idle = READ_ONCE(idle_hint) & p->cpus_allowed & READ_ONCE(online_mask) & ~(1u << prev_cpu);
+	if (idle && prev_cpu < sched_topo.nr_cpus)
+		for (int l = 0; l < sched_topo.nr_levels[prev_cpu] && idle; l++) {
+			uint32_t span = cpumask_low32(&sched_topo.sd[prev_cpu][l].span), near = idle & span;
+			int cpu = first_idle_of(&near);
 
-			for_each_cpu(cpu, span)
-				if (cpu < nr_cpus && task_allowed_on(p, cpu) && cpu_idle_now(cpu))
-					return cpu;
+			if (cpu >= 0)
+				return cpu;
+			idle &= ~span;	/* all of them were checked */
 		}
-	for (int cpu = 0; cpu < nr_cpus; cpu++)
-		if (task_allowed_on(p, cpu) && cpu_idle_now(cpu))
+	if (idle) {
+		int cpu = first_idle_of(&idle);
+
+		if (cpu >= 0)
 			return cpu;
+	}
 	if (prev_ok)
 		return prev_cpu;
-	for (int cpu = 0; cpu < nr_cpus; cpu++)
-		if (task_allowed_on(p, cpu))
-			return cpu;
+	if (p->cpus_allowed & READ_ONCE(online_mask))
+		return __builtin_ctz(p->cpus_allowed & READ_ONCE(online_mask));
 	panic("task %u (%s) may run on no CPU", (unsigned)p->tid, p->name);
 }
 
@@ -548,12 +600,12 @@ void set_current_running(void)
 
 void sched_block(void)
 {
-	schedule();
+	schedule(false);
 }
 
 void task_yield(void)
 {
-	schedule();
+	schedule(true);
 }
 
 static void sleep_timer_fn(struct timer *t)
@@ -583,7 +635,7 @@ bool task_wait_until(const volatile uint32_t *cond, uint64_t deadline_ns)
 		if (deadline_ns != TIMER_NEVER)
 			timer_arm(&self->sleep_timer, deadline_ns);
 		arch_irq_restore(flags);
-		schedule();
+		schedule(false);
 		timer_cancel(&self->sleep_timer);
 	}
 }
@@ -674,7 +726,7 @@ int task_join(struct task *t)
 		set_current_sleeping();
 		spin_unlock(&rq->lock);
 		arch_irq_restore(flags);
-		schedule();
+		schedule(false);
 	}
 }
 
@@ -699,7 +751,7 @@ void sched_idle_loop(void)
 		}
 		arch_irq_enable();
 		if (rq->need_resched)
-			schedule();
+			schedule(false);
 	}
 }
 
@@ -766,6 +818,7 @@ int task_set_affinity(struct task *p, uint32_t cpus_allowed)
 			resched_cpu(rq->cpu);
 		} else {
 			cfs_dequeue(&rq->cfs, &p->se, DEQ_MIGRATE);
+			rq_avg_sync(rq, arch_now_ns());
 			p->on_rq = false;
 			p->state = TASK_WAKING;
 			target = select_task_rq(p, rq->cpu, false);
@@ -846,8 +899,16 @@ int sched_check_invariants(void)
 
 	for (int cpu = 0; cpu < nr_cpus; cpu++)
 		spin_lock(&rqs[cpu].lock);
-	for (int cpu = 0; cpu < nr_cpus; cpu++)
-		KASSERT(cfs_check(&rqs[cpu].cfs));
+	for (int cpu = 0; cpu < nr_cpus; cpu++) {
+		const struct rq *rq = &rqs[cpu];
+
+		KASSERT(cfs_check(&rq->cfs));
+		/* rq_avg_sync() ran after every change of curr or of the queue. */
+		if (!rq->curr)
+			continue;	/* not brought up */
+		KASSERT(rq->avg_running == !rq->curr->is_idle);
+		KASSERT(rq->avg_runnable == (rq->avg_running || rq->cfs.nr_running > 0));
+	}
 	sched_for_each_task(check_task, &ctx);
 	for (int cpu = nr_cpus - 1; cpu >= 0; cpu--)
 		spin_unlock(&rqs[cpu].lock);

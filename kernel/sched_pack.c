@@ -37,7 +37,11 @@ static bool waits_too_much(const struct sched_avg *a)
 	return (uint64_t)waiting * 8 > (uint64_t)a->runnable_avg_sum * 3;
 }
 
-/* A waking task's average as of now: it stopped when the task went to sleep, so count the sleep. */
+/*
+ * A waking task's average as of now: it stopped when the task went to
+ * sleep, so count the sleep (a clock read and an update; pack_check skips
+ * it when pelt_stays_light() already answers).
+ */
 static void waking_task_avg(const struct task *p, struct sched_avg *ta)
 {
 	task_avg_read(p, ta);
@@ -47,21 +51,29 @@ static void waking_task_avg(const struct task *p, struct sched_avg *ta)
 enum pack_reason pack_check(const struct task *p, int cpu, int *target)
 {
 	int buddy = READ_ONCE(sched_topo.pack_buddy[cpu]);
+	unsigned int buddy_running;
 	struct sched_avg ta, ba;
 
 	if (buddy < 0 || buddy >= sched_nr_cpus() || !((sched_online_mask() >> buddy) & 1u))
 		return PACK_NO_BUDDY;
 	if (!task_allowed_on(p, buddy))
 		return PACK_NOT_ALLOWED;
-	waking_task_avg(p, &ta);
-	if (!pelt_is_light(&ta))
-		return PACK_NOT_LIGHT;
-	if (buddy == cpu && waits_too_much(&ta))
-		return PACK_WAITING;
-	rq_avg_read(buddy, &ba);
-	if (pelt_is_buddy_busy(ba.usage_avg_sum, ba.runnable_avg_period,
-			       READ_ONCE(cpu_rq(buddy)->cfs.nr_running)))
-		return PACK_BUDDY_BUSY;
+	task_avg_read(p, &ta);
+	/* Its own buddy: the waiting test needs the average as of now. */
+	if (buddy == cpu || !pelt_stays_light(&ta)) {
+		pelt_update(&ta, arch_now_ns(), false, false);
+		if (!pelt_is_light(&ta))
+			return PACK_NOT_LIGHT;
+		if (buddy == cpu && waits_too_much(&ta))
+			return PACK_WAITING;
+	}
+	/* Nothing queued there: usage << 0 > period cannot hold, no average needed. */
+	buddy_running = READ_ONCE(cpu_rq(buddy)->cfs.nr_running);
+	if (buddy_running > 0) {
+		rq_avg_read(buddy, &ba);
+		if (pelt_is_buddy_busy(ba.usage_avg_sum, ba.runnable_avg_period, buddy_running))
+			return PACK_BUDDY_BUSY;
+	}
 	*target = buddy;
 	return PACK_PACKED;
 }

@@ -41,6 +41,7 @@
 struct sched_entity {
 	struct rb_node run_node;
 	uint32_t weight;
+	uint32_t wmult;			/* 2^32 / weight: weighting by multiply, not divide */
 	int nice;
 	bool on_rq;			/* in the tree or curr */
 	uint64_t vruntime;		/* ns of weighted runtime (wraps safely) */

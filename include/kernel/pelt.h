@@ -127,6 +127,17 @@ unsigned long pelt_load_contrib(const struct sched_avg *sa, unsigned long weight
 bool pelt_is_light(const struct sched_avg *sa);
 
 /*
+ * Light now and light however long the entity then sleeps (idle time
+ * counted by pelt_update(..., false, false)): 4 * usage + PELT_LIGHT_MARGIN
+ * < period. Sleep only lowers usage against period: usage decays, never up
+ * (truncation), the period loses at most 2 units to truncation and gains
+ * the sleep, so the margin of 8 covers even a one-period sleep (checked by
+ * tests/host/test_pelt.c). Lets a wake-up skip the update when this holds.
+ */
+#define PELT_LIGHT_MARGIN 8u
+bool pelt_stays_light(const struct sched_avg *sa);
+
+/*
  * A busy buddy CPU: usage_sum << nr_running > period (seed RFC 4/6), so a
  * little usage counts as busy once several tasks are queued. Exact for any
  * nr_running (no shift overflow).

@@ -91,6 +91,7 @@ struct rq {
 	int cpu;
 	struct cfs_rq cfs;
 	struct sched_avg avg;		/* PELT of the whole rq (any task runnable/running) */
+	bool avg_runnable, avg_running;	/* the state avg accrues in since its last update */
 	struct task *curr, *idle;
 	volatile bool need_resched;
 	uint64_t clock;			/* ns, updated under the lock */
@@ -108,9 +109,10 @@ struct rq {
 	uint64_t nr_ilb_runs;		/* nohz idle balances run here */
 	volatile bool nohz_kick;	/* asked to balance for idle CPUs */
 	bool newidle;			/* just switched to idle: balance once */
-	struct task *deferred_push;
+	struct task *deferred_push;	/* runnable but no longer allowed here */
+	struct task *yield_skip;	/* curr called task_yield(): pick another if any */
 	struct task *deferred_free;	/* detached task that just exited */
-	uint64_t pack_stats[PACK_NR_REASONS];	/* wake-ups of tasks last on this CPU */	/* runnable but no longer allowed here */
+	uint64_t pack_stats[PACK_NR_REASONS];	/* wake-ups of tasks last on this CPU */
 };
 
 /* Tunables (boot arguments). */
@@ -139,6 +141,7 @@ void task_exit(int code) __attribute__((noreturn));
 int task_join(struct task *t);
 /* Nobody will join @t: its slot is freed as soon as it exits. */
 void task_detach(struct task *t);
+/* Give the CPU to another runnable task if there is one (Linux's skip buddy). */
 void task_yield(void);
 void task_sleep_ns(uint64_t ns);
 void task_sleep_until(uint64_t deadline_ns);

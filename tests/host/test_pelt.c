@@ -787,6 +787,53 @@ KT_CASE(light_task_threshold)
 	KT_ASSERT_EQ(sa.runnable_avg_sum, 900);
 }
 
+/*
+ * pelt_stays_light(): wherever the entity's history stands (random
+ * timelines, many states near the 25% line), if it holds then the average
+ * after any sleep, from a fraction of a unit to seconds, is light. And it
+ * is not vacuous: it holds for most light states away from the line.
+ */
+KT_CASE(stays_light_survives_any_sleep)
+{
+	static const uint64_t sleeps_ns[] = { 1, 1023, 1024, 5000, 100000, 1000000, 1048576, 1049600,
+					      2097151, 3000000, 33554432, 100000000, 1000000000, 10000000000ull };
+	uint32_t rnd = 12345;
+	unsigned long held = 0, light = 0;
+
+	for (int trial = 0; trial < 20000; trial++) {
+		struct sched_avg sa;
+		uint64_t now = 0;
+		/* Duty around 25%: the states where the margin matters. */
+		unsigned int duty = 15 + (unsigned int)(trial % 21);
+
+		pelt_init(&sa, 0);
+		for (int step = 0; step < 40 + trial % 60; step++) {
+			bool on;
+
+			rnd = rnd * 1103515245u + 12345u;
+			on = (rnd >> 16) % 100 < duty;
+			now += 1 + (rnd >> 8) % 3000000;
+			pelt_update(&sa, now, on, on);
+		}
+		if (pelt_is_light(&sa))
+			light++;
+		if (!pelt_stays_light(&sa))
+			continue;
+		held++;
+		KT_ASSERT(pelt_is_light(&sa));
+		for (size_t i = 0; i < sizeof(sleeps_ns) / sizeof(sleeps_ns[0]); i++) {
+			struct sched_avg after = sa;
+
+			pelt_update(&after, now + sleeps_ns[i], false, false);
+			KT_ASSERT_MSG(pelt_is_light(&after), "trial %d: stays_light held (usage %u period %u) but after %llu ns "
+					"asleep usage %u period %u is not light", trial, sa.usage_avg_sum,
+					sa.runnable_avg_period, (unsigned long long)sleeps_ns[i],
+					after.usage_avg_sum, after.runnable_avg_period);
+		}
+	}
+	KT_ASSERT(held > light / 2);
+}
+
 KT_CASE(buddy_busy)
 {
 	KT_ASSERT(!pelt_is_buddy_busy(0, 0, 0));
