@@ -340,6 +340,14 @@ static void blocker_fn(void *arg)
 	}
 }
 
+/* blocker_fn() after a history of a light periodic task (1 ms period, ~0% duty): the small task packing is for. */
+static void light_blocker_fn(void *arg)
+{
+	for (int i = 0; i < 64; i++)
+		task_sleep_ns(NSEC_PER_MSEC);
+	blocker_fn(arg);
+}
+
 static void blocker_stop(struct task *w)
 {
 	WRITE_ONCE(mb.stop, true);
@@ -627,20 +635,22 @@ static void select_fn(void *arg)
 
 static void pack_fn(void *arg)
 {
-	int ncpu = sched_nr_cpus(), from = mb.cpu, buddy, target = -1;
+	int ncpu = sched_nr_cpus(), from = mb.cpu, buddy, target = -1, placed = -1;
 	unsigned batch = 16, reps = mb.reps < 51 ? mb.reps : 51;
 	enum pack_reason why = PACK_NO_BUDDY;
+	static uint64_t sel[51];
+	struct stats s;
 	struct task *w;
 
 	(void)arg;
 	mb.w = NULL;
-	w = spawn("mb-wakee", blocker_fn, NULL, 0, ncpu >= 32 ? ~0u : (1u << ncpu) - 1);
+	w = spawn("mb-wakee", light_blocker_fn, NULL, 0, ncpu >= 32 ? ~0u : (1u << ncpu) - 1);
 	if (!w) {
 		bg_wait();
 		return;
 	}
-	while (!asleep(w))
-		task_sleep_ns(10 * NSEC_PER_USEC);
+	while (READ_ONCE(mb.w) != w || !asleep(w))
+		task_sleep_ns(100 * NSEC_PER_USEC);
 	task_sleep_ns(10 * NSEC_PER_MSEC);
 	bg_wait();
 	/* Prefer a CPU whose buddy is another CPU, idle: the full test, ending in "packed". */
@@ -655,7 +665,7 @@ static void pack_fn(void *arg)
 	buddy = sched_topo.pack_buddy[from];
 	for (unsigned r = 0; r < reps; r++) {
 		unsigned long flags;
-		uint64_t t0, t1;
+		uint64_t t0, t1, t2;
 
 		/*
 		 * The cost depends on where the two averages it ages (the task's,
@@ -667,16 +677,23 @@ static void pack_fn(void *arg)
 			task_sleep_ns((uint64_t)(r % 8) * 130 * NSEC_PER_USEC);
 		flags = arch_irq_save();
 		t0 = arch_now_ns();
-
 		for (unsigned b = 0; b < batch; b++)
 			why = pack_check(w, from, &target);
 		t1 = arch_now_ns();
+		/* The whole placement decision the same wake-up makes (packing test included). */
+		for (unsigned b = 0; b < batch; b++)
+			placed = sched_select_task_rq(w, from, true);
+		t2 = arch_now_ns();
 		arch_irq_restore(flags);
 		sa_[r] = sub_sat(t1 - t0, mb.ovh) / batch;
+		sel[r] = sub_sat(t2 - t1, mb.ovh) / batch;
 	}
 	mb.n = reps;
-	ksnprintf(mb.extra, sizeof(mb.extra), "from_cpu=%d buddy=%d outcome=%s batch=%u", from, buddy,
-		  pack_reason_names[why], batch);
+	s = stats_of(sel, reps);
+	ksnprintf(mb.extra, sizeof(mb.extra),
+		  "from_cpu=%d buddy=%d outcome=%s batch=%u wakee=light_periodic select_median_ns=%llu "
+		  "select_min_ns=%llu select_p90_ns=%llu select_cpu=%d", from, buddy, pack_reason_names[why], batch,
+		  (unsigned long long)s.med, (unsigned long long)s.min, (unsigned long long)s.p90, placed);
 	blocker_stop(w);
 }
 

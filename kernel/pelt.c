@@ -79,23 +79,15 @@ void pelt_init(struct sched_avg *sa, uint64_t now_ns)
 	seqcount_init(&sa->seq);
 }
 
-static void check_bounds(const struct sched_avg *sa)
+/* The bounds of include/kernel/pelt.h; hot, so checked in debug builds (KASSERT_DEBUG). */
+static inline void check_bounds(const struct sched_avg *sa)
 {
-	KASSERT(sa->usage_avg_sum <= sa->runnable_avg_sum);
-	KASSERT(sa->runnable_avg_sum <= sa->runnable_avg_period);
-	KASSERT(sa->period_contrib < PELT_PERIOD_UNITS);
-	KASSERT(sa->runnable_avg_period >= sa->period_contrib);
-	KASSERT(sa->runnable_avg_period - sa->period_contrib <= PELT_HISTORY_MAX);
-}
-
-/* The updates' own check: every update in debug builds (see KASSERT_DEBUG). */
-static inline void check_bounds_updated(const struct sched_avg *sa)
-{
-#ifdef CONFIG_SCHED_DEBUG
-	check_bounds(sa);
-#else
+	KASSERT_DEBUG(sa->usage_avg_sum <= sa->runnable_avg_sum);
+	KASSERT_DEBUG(sa->runnable_avg_sum <= sa->runnable_avg_period);
+	KASSERT_DEBUG(sa->period_contrib < PELT_PERIOD_UNITS);
+	KASSERT_DEBUG(sa->runnable_avg_period >= sa->period_contrib);
+	KASSERT_DEBUG(sa->runnable_avg_period - sa->period_contrib <= PELT_HISTORY_MAX);
 	(void)sa;
-#endif
 }
 
 /*
@@ -186,7 +178,7 @@ int pelt_update(struct sched_avg *sa, uint64_t now_ns, bool runnable, bool runni
 				sa->usage_avg_sum += units;
 			sa->runnable_avg_period += units;
 			sa->period_contrib += units;
-			check_bounds_updated(sa);
+			check_bounds(sa);
 			seqcount_write_end(&sa->seq);
 			return 0;
 		}
@@ -217,7 +209,7 @@ int pelt_update(struct sched_avg *sa, uint64_t now_ns, bool runnable, bool runni
 	sa->runnable_avg_period = roll_over(sa->runnable_avg_period, true, head,
 					    f, full_sum, tail);
 	sa->period_contrib = tail;
-	check_bounds_updated(sa);
+	check_bounds(sa);
 	seqcount_write_end(&sa->seq);
 
 	return crossed;
@@ -272,15 +264,7 @@ unsigned long pelt_load_contrib(const struct sched_avg *sa, unsigned long weight
 	return (unsigned long)contrib;
 }
 
-bool pelt_is_light(const struct sched_avg *sa)
-{
-	return ((uint64_t)sa->usage_avg_sum << 2) < sa->runnable_avg_period;
-}
 
-bool pelt_stays_light(const struct sched_avg *sa)
-{
-	return ((uint64_t)sa->usage_avg_sum << 2) + PELT_LIGHT_MARGIN < sa->runnable_avg_period;
-}
 
 bool pelt_is_buddy_busy(uint32_t usage_sum, uint32_t period, unsigned int nr_running)
 {

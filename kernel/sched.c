@@ -19,9 +19,9 @@
 
 unsigned int sched_hz = 1000;
 
-static struct rq rqs[CONFIG_NR_CPUS];
+struct rq runqueues[CONFIG_NR_CPUS];
 /* CPUs that are running the scheduler (set once each arrives: sched_cpu_online). */
-static uint32_t online_mask;
+uint32_t sched_cpus_online;
 /*
  * CPUs running their idle task (bit n = CPU n, atomic): where a wake-up
  * looks for an idle CPU, O(domain levels) with no scan of the CPUs. A hint:
@@ -30,24 +30,13 @@ static uint32_t online_mask;
  * confirms each candidate with cpu_idle_now().
  */
 static uint32_t idle_hint;
-static int nr_cpus;
+int sched_cpu_count;
 static struct timer tick_timers[CONFIG_NR_CPUS];
 static uint64_t tick_ns;	/* NSEC_PER_SEC / sched_hz, fixed at sched_init() */
 
-struct rq *cpu_rq(int cpu)
-{
-	KASSERT(cpu >= 0 && cpu < nr_cpus);
-	return &rqs[cpu];
-}
-
-int sched_nr_cpus(void)
-{
-	return nr_cpus;
-}
-
 static struct rq *this_rq(void)
 {
-	return &rqs[arch_cpu_id()];
+	return &runqueues[arch_cpu_id()];
 }
 
 struct task *current_task(void)
@@ -149,12 +138,12 @@ static void tick_stop(struct rq *rq)
 
 static void watchdog_check(const struct rq *self, uint64_t now)
 {
-	for (int cpu = 0; cpu < nr_cpus; cpu++) {
-		struct rq *rq = &rqs[cpu];
+	for (int cpu = 0; cpu < sched_cpu_count; cpu++) {
+		struct rq *rq = &runqueues[cpu];
 		uint64_t last = READ_ONCE(rq->last_tick_ns);
 		const struct task *curr = READ_ONCE(rq->curr);
 
-		if (rq == self || !((READ_ONCE(online_mask) >> cpu) & 1u) || READ_ONCE(rq->tick_stopped) ||
+		if (rq == self || !((READ_ONCE(sched_cpus_online) >> cpu) & 1u) || READ_ONCE(rq->tick_stopped) ||
 		    last == 0 || now < last || now - last < WATCHDOG_NS)
 			continue;
 		panic("watchdog: cpu%d made no scheduling progress for %llu ms (running %s, tick stalled since %llu ms)",
@@ -215,7 +204,7 @@ void double_rq_unlock(struct rq *a, struct rq *b)
 
 void resched_cpu(int cpu)
 {
-	struct rq *rq = &rqs[cpu];
+	struct rq *rq = &runqueues[cpu];
 
 	WRITE_ONCE(rq->need_resched, true);
 	if (cpu != arch_cpu_id())
@@ -411,36 +400,26 @@ void sched_ipi(void)
 }
 
 
-bool task_allowed_on(const struct task *p, int cpu)
-{
-	return ((p->cpus_allowed & READ_ONCE(online_mask)) >> cpu) & 1u;
-}
-
 uint32_t sched_possible_mask(void)
 {
-	return nr_cpus >= 32 ? ~0u : (1u << nr_cpus) - 1;
-}
-
-uint32_t sched_online_mask(void)
-{
-	return READ_ONCE(online_mask);
+	return sched_cpu_count >= 32 ? ~0u : (1u << sched_cpu_count) - 1;
 }
 
 void sched_cpu_online(int cpu)
 {
 	idle_cpu_online(cpu);
 	__atomic_fetch_or(&idle_hint, 1u << cpu, __ATOMIC_RELAXED);	/* it runs its idle task */
-	__atomic_fetch_or(&online_mask, 1u << cpu, __ATOMIC_RELEASE);
+	__atomic_fetch_or(&sched_cpus_online, 1u << cpu, __ATOMIC_RELEASE);
 }
 
 bool cpu_idle_now(int cpu)
 {
-	struct rq *rq = &rqs[cpu];
+	struct rq *rq = &runqueues[cpu];
 
 	const struct task *curr = READ_ONCE(rq->curr);
 
 	return curr && curr->is_idle && rq->cfs.nr_running == 0 && !READ_ONCE(rq->wake_list) &&
-	       ((READ_ONCE(online_mask) >> cpu) & 1u);
+	       ((READ_ONCE(sched_cpus_online) >> cpu) & 1u);
 }
 
 /* The first CPU of *@m that is idle now; those found not idle leave *@m. -1: none. */
@@ -483,7 +462,7 @@ static int select_task_rq(struct task *p, int prev_cpu, bool wakeup)
 	if (prev_ok && cpu_idle_now(prev_cpu))
 		return prev_cpu;
 	/* An idle CPU as close to prev as possible: its cluster first (cache, rail). */
-	idle = READ_ONCE(idle_hint) & p->cpus_allowed & READ_ONCE(online_mask) & ~(1u << prev_cpu);
+	idle = READ_ONCE(idle_hint) & p->cpus_allowed & READ_ONCE(sched_cpus_online) & ~(1u << prev_cpu);
 	if (idle && prev_cpu < sched_topo.nr_cpus)
 		for (int l = 0; l < sched_topo.nr_levels[prev_cpu] && idle; l++) {
 			uint32_t span = cpumask_low32(&sched_topo.sd[prev_cpu][l].span), near = idle & span;
@@ -501,8 +480,8 @@ static int select_task_rq(struct task *p, int prev_cpu, bool wakeup)
 	}
 	if (prev_ok)
 		return prev_cpu;
-	if (p->cpus_allowed & READ_ONCE(online_mask))
-		return __builtin_ctz(p->cpus_allowed & READ_ONCE(online_mask));
+	if (p->cpus_allowed & READ_ONCE(sched_cpus_online))
+		return __builtin_ctz(p->cpus_allowed & READ_ONCE(sched_cpus_online));
 	panic("task %u (%s) may run on no CPU", (unsigned)p->tid, p->name);
 }
 
@@ -516,7 +495,7 @@ static struct rq *task_rq_lock(struct task *p)
 {
 	for (;;) {
 		int cpu = READ_ONCE(p->cpu);
-		struct rq *rq = &rqs[cpu];
+		struct rq *rq = &runqueues[cpu];
 
 		spin_lock(&rq->lock);
 		if (READ_ONCE(p->cpu) == cpu)
@@ -530,7 +509,7 @@ static void enqueue_on(struct task *p, int target, int flags)
 	int self = arch_cpu_id();
 
 	if (target == self) {
-		struct rq *rq = &rqs[self];
+		struct rq *rq = &runqueues[self];
 
 		spin_lock(&rq->lock);
 		rq->clock = arch_now_ns();
@@ -540,8 +519,8 @@ static void enqueue_on(struct task *p, int target, int flags)
 	}
 	/* Lock-free push onto the target's wake list, then kick it. */
 	p->wake_flags = flags;
-	p->wake_next = READ_ONCE(rqs[target].wake_list);
-	while (!__atomic_compare_exchange_n(&rqs[target].wake_list, &p->wake_next, p, true,
+	p->wake_next = READ_ONCE(runqueues[target].wake_list);
+	while (!__atomic_compare_exchange_n(&runqueues[target].wake_list, &p->wake_next, p, true,
 					    __ATOMIC_RELEASE, __ATOMIC_RELAXED))
 		cpu_relax();
 	arch_send_reschedule(target);
@@ -759,10 +738,10 @@ void sched_init(int cpus)
 {
 	KASSERT(cpus > 0 && cpus <= CONFIG_NR_CPUS && cpus <= 32);
 	KASSERT(sched_hz > 0);
-	nr_cpus = cpus;
+	sched_cpu_count = cpus;
 	tick_ns = NSEC_PER_SEC / sched_hz;
 	for (int cpu = 0; cpu < cpus; cpu++) {
-		struct rq *rq = &rqs[cpu];
+		struct rq *rq = &runqueues[cpu];
 
 		memset(rq, 0, sizeof(*rq));
 		rq->lock = (spinlock_t)SPINLOCK_INIT;
@@ -775,7 +754,7 @@ void sched_init(int cpus)
 
 void sched_init_cpu(int cpu)
 {
-	struct rq *rq = &rqs[cpu];
+	struct rq *rq = &runqueues[cpu];
 	struct task *idle = task_alloc_idle(cpu);
 
 	timers_init_cpu(cpu);
@@ -802,7 +781,7 @@ void task_set_nice(struct task *p, int nice)
 
 int task_set_affinity(struct task *p, uint32_t cpus_allowed)
 {
-	uint32_t online = READ_ONCE(online_mask);
+	uint32_t online = READ_ONCE(sched_cpus_online);
 	unsigned long flags;
 	struct rq *rq;
 	int target = -1;
@@ -843,8 +822,8 @@ struct place_count {
 static void count_places(const struct task *p, struct place_count *pc)
 {
 	pc->curr = pc->queued = pc->wake_listed = 0;
-	for (int cpu = 0; cpu < nr_cpus; cpu++) {
-		struct rq *rq = &rqs[cpu];
+	for (int cpu = 0; cpu < sched_cpu_count; cpu++) {
+		struct rq *rq = &runqueues[cpu];
 
 		if (rq->curr == p)
 			pc->curr++;
@@ -875,7 +854,7 @@ static void check_task(const struct task *p, void *arg)
 	case TASK_RUNNABLE:
 		/* Running or queued, on its own rq, and nowhere else. */
 		KASSERT(pc.curr + pc.queued == 1 && pc.wake_listed == 0 && p->on_rq);
-		KASSERT(pc.curr ? rqs[p->cpu].curr == p : p->se.on_rq);
+		KASSERT(pc.curr ? runqueues[p->cpu].curr == p : p->se.on_rq);
 		break;
 	case TASK_WAKING:
 		/* On a wake list, or between the waker's unlock and its push. */
@@ -885,7 +864,7 @@ static void check_task(const struct task *p, void *arg)
 	case TASK_EXITED:
 		/* Off every queue; may still be curr while it switches out. */
 		KASSERT(pc.queued == 0 && pc.wake_listed == 0);
-		KASSERT(pc.curr == 0 || rqs[p->cpu].curr == p);
+		KASSERT(pc.curr == 0 || runqueues[p->cpu].curr == p);
 		break;
 	default:
 		panic("task %u in impossible state %d", (unsigned)p->tid, p->state);
@@ -897,10 +876,10 @@ int sched_check_invariants(void)
 	unsigned long flags = arch_irq_save();
 	struct check_ctx ctx = { 0 };
 
-	for (int cpu = 0; cpu < nr_cpus; cpu++)
-		spin_lock(&rqs[cpu].lock);
-	for (int cpu = 0; cpu < nr_cpus; cpu++) {
-		const struct rq *rq = &rqs[cpu];
+	for (int cpu = 0; cpu < sched_cpu_count; cpu++)
+		spin_lock(&runqueues[cpu].lock);
+	for (int cpu = 0; cpu < sched_cpu_count; cpu++) {
+		const struct rq *rq = &runqueues[cpu];
 
 		KASSERT(cfs_check(&rq->cfs));
 		/* rq_avg_sync() ran after every change of curr or of the queue. */
@@ -910,8 +889,8 @@ int sched_check_invariants(void)
 		KASSERT(rq->avg_runnable == (rq->avg_running || rq->cfs.nr_running > 0));
 	}
 	sched_for_each_task(check_task, &ctx);
-	for (int cpu = nr_cpus - 1; cpu >= 0; cpu--)
-		spin_unlock(&rqs[cpu].lock);
+	for (int cpu = sched_cpu_count - 1; cpu >= 0; cpu--)
+		spin_unlock(&runqueues[cpu].lock);
 	arch_irq_restore(flags);
 	return ctx.nr;
 }
@@ -920,7 +899,7 @@ int sched_check_invariants(void)
 
 void rq_avg_read(int cpu, struct sched_avg *out)
 {
-	struct rq *rq = &rqs[cpu];
+	struct rq *rq = &runqueues[cpu];
 
 	pelt_snapshot(&rq->avg, out);
 	/*

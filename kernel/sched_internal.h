@@ -16,7 +16,11 @@ void migrate_task_locked(struct task *p, struct rq *src, struct rq *dst);
 /* Make @cpu reschedule soon (IPI if remote). */
 void resched_cpu(int cpu);
 bool cpu_idle_now(int cpu);
-bool task_allowed_on(const struct task *p, int cpu);
+
+static inline bool task_allowed_on(const struct task *p, int cpu)
+{
+	return ((p->cpus_allowed & sched_online_mask()) >> cpu) & 1u;
+}
 /* The wake-up placement decision, for benchmarks (counts a packing outcome when @wakeup). */
 int sched_select_task_rq(struct task *p, int prev_cpu, bool wakeup);
 

@@ -22,8 +22,8 @@
  * advances by whole units only, so sub-unit remainders carry over.
  *
  * Integer arithmetic truncates, so the sums sit slightly below the real
- * series. Bounds (derived in tests/host/test_pelt.c; KASSERTed on every
- * snapshot, and on every update in debug kernels and host tests):
+ * series. Bounds (derived in tests/host/test_pelt.c; checked on every update
+ * and snapshot in debug kernels, host tests and fuzzers: KASSERT_DEBUG):
  *	usage_avg_sum <= runnable_avg_sum <= runnable_avg_period
  *	runnable_avg_period - period_contrib <= PELT_HISTORY_MAX
  *	runnable_avg_period <= PELT_SUM_MAX
@@ -124,7 +124,10 @@ uint32_t pelt_usage_ratio(const struct sched_avg *sa);
 unsigned long pelt_load_contrib(const struct sched_avg *sa, unsigned long weight);
 
 /* A small task: running less than 25% of the tracked time (seed RFC 3/6). */
-bool pelt_is_light(const struct sched_avg *sa);
+static inline bool pelt_is_light(const struct sched_avg *sa)
+{
+	return ((uint64_t)sa->usage_avg_sum << 2) < sa->runnable_avg_period;
+}
 
 /*
  * Light now and light however long the entity then sleeps (idle time
@@ -135,7 +138,10 @@ bool pelt_is_light(const struct sched_avg *sa);
  * tests/host/test_pelt.c). Lets a wake-up skip the update when this holds.
  */
 #define PELT_LIGHT_MARGIN 8u
-bool pelt_stays_light(const struct sched_avg *sa);
+static inline bool pelt_stays_light(const struct sched_avg *sa)
+{
+	return ((uint64_t)sa->usage_avg_sum << 2) + PELT_LIGHT_MARGIN < sa->runnable_avg_period;
+}
 
 /*
  * A busy buddy CPU: usage_sum << nr_running > period (seed RFC 4/6), so a

@@ -21,7 +21,9 @@
 #include <stdint.h>
 
 #include "arch/spinlock.h"
+#include "arch/barrier.h"
 #include "kernel/fair.h"
+#include "kernel/panic.h"
 #include "kernel/timer.h"
 
 #ifdef __arm__
@@ -123,15 +125,37 @@ void sched_init(int nr_cpus);
 void sched_init_cpu(int cpu);
 /* The CPU has arrived (after sched_init_cpu): tasks may be placed on it. */
 void sched_cpu_online(int cpu);
-uint32_t sched_online_mask(void);
 /* Every CPU the DT names (bit n = CPU n), online or not. */
 uint32_t sched_possible_mask(void);
 /* Enter the idle loop on this CPU; never returns. */
 void sched_idle_loop(void) __attribute__((noreturn));
 
-struct rq *cpu_rq(int cpu);
 struct task *current_task(void);
-int sched_nr_cpus(void);
+
+/*
+ * Owned by kernel/sched.c, visible for the inline accessors below only
+ * (they sit on every wake-up path): the run queues, how many CPUs the
+ * scheduler manages, and which of them have arrived (bit n = CPU n).
+ */
+extern struct rq runqueues[CONFIG_NR_CPUS];
+extern int sched_cpu_count;
+extern uint32_t sched_cpus_online;
+
+static inline struct rq *cpu_rq(int cpu)
+{
+	KASSERT_DEBUG(cpu >= 0 && cpu < sched_cpu_count);
+	return &runqueues[cpu];
+}
+
+static inline int sched_nr_cpus(void)
+{
+	return sched_cpu_count;
+}
+
+static inline uint32_t sched_online_mask(void)
+{
+	return READ_ONCE(sched_cpus_online);
+}
 
 /* Task lifecycle. */
 struct task *task_create(const char *name, void (*fn)(void *), void *arg, int nice,
