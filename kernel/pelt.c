@@ -135,7 +135,8 @@ static inline uint32_t roll_over(uint32_t val, bool counted, uint32_t head,
 	return val;
 }
 
-int pelt_update(struct sched_avg *sa, uint64_t now_ns, bool runnable, bool running)
+/* pelt_update() once a unit or more may have passed (or the clock went back). */
+int pelt_update_elapsed(struct sched_avg *sa, uint64_t now_ns, bool runnable, bool running)
 {
 	uint64_t delta_ns;
 	uint32_t units, head, tail, boundaries, full_sum;
@@ -145,9 +146,8 @@ int pelt_update(struct sched_avg *sa, uint64_t now_ns, bool runnable, bool runni
 	KASSERT_DEBUG(sa != NULL);
 	KASSERT_DEBUG(runnable || !running);
 
+	/* pelt_update() has returned already when less than a unit passed (if not, units is 0 below). */
 	delta_ns = now_ns - sa->last_update_ns;
-	if (delta_ns < (1u << PELT_UNIT_SHIFT))
-		return 0;
 	if (now_ns < sa->last_update_ns) {
 		/* The clock went backwards (a CPU whose clock lags): resynchronise. */
 		seqcount_write_begin(&sa->seq);

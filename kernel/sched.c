@@ -309,7 +309,8 @@ static void schedule_locked(struct rq *rq)
 	rq->nr_switches++;
 	trace_sched_switch(rq->cpu, prev, prev->state, next);
 	rq->curr = next;
-	rq_avg_sync(rq, now);
+	if (prev->is_idle != next->is_idle)
+		rq_avg_sync(rq, now);	/* task to task: the rq stays running */
 #ifdef __arm__
 	arch_context_switch(&prev->ctx, &next->ctx);
 #else

@@ -100,7 +100,15 @@ void pelt_init(struct sched_avg *sa, uint64_t now_ns);
  * (a clock that went backwards), resynchronises to @now_ns and returns 0,
  * as the seed did.
  */
-int pelt_update(struct sched_avg *sa, uint64_t now_ns, bool runnable, bool running);
+int pelt_update_elapsed(struct sched_avg *sa, uint64_t now_ns, bool runnable, bool running);
+
+static inline int pelt_update(struct sched_avg *sa, uint64_t now_ns, bool runnable, bool running)
+{
+	/* Less than a unit since the last update: nothing to account (every yield, most wake-ups). */
+	if (now_ns - sa->last_update_ns < (1u << PELT_UNIT_SHIFT))
+		return 0;
+	return pelt_update_elapsed(sa, now_ns, runnable, running);
+}
 
 /* val * y^periods, truncated; never more than the exact value. O(1). */
 uint32_t pelt_decay(uint32_t val, uint64_t periods);
