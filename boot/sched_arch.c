@@ -14,11 +14,6 @@ void arch_timer_program(uint64_t deadline_ns)
 		clockevent_set_deadline(deadline_ns);
 }
 
-uint64_t arch_now_ns(void)
-{
-	return clock_ns();
-}
-
 void arch_send_reschedule(int cpu)
 {
 	gic_send_sgi(IPI_RESCHEDULE, 1u << cpu);

@@ -26,12 +26,13 @@ static uintptr_t gt_base, twd_base;
 
 static uint64_t gt_read(void)
 {
+	uintptr_t base = gt_base;	/* once: the MMIO barriers would reload it */
 	uint32_t hi, lo, hi2;
 
 	do {
-		hi = mmio_read32(gt_base + GT_COUNT_HI);
-		lo = mmio_read32(gt_base + GT_COUNT_LO);
-		hi2 = mmio_read32(gt_base + GT_COUNT_HI);
+		hi = mmio_read32(base + GT_COUNT_HI);
+		lo = mmio_read32(base + GT_COUNT_LO);
+		hi2 = mmio_read32(base + GT_COUNT_HI);
 	} while (hi != hi2);
 	return ((uint64_t)hi << 32) | lo;
 }

@@ -21,9 +21,29 @@ struct clock_conv {
 	uint32_t inv_mult;	/* ticks per ns, 0.32 fixed point */
 };
 
+#define CLOCK_CONV_SHIFT 24
+
 /* Returns 0, or -1 when @freq_hz is outside the supported range. */
 int clock_conv_init(struct clock_conv *cc, uint32_t freq_hz);
-uint64_t clock_ticks_to_ns(const struct clock_conv *cc, uint64_t ticks);
-uint64_t clock_ns_to_ticks(const struct clock_conv *cc, uint64_t ns);
+
+/* (x * m) >> shift for a 64-bit x and 32-bit m, without a 128-bit type. */
+static inline uint64_t clock_mul_shift(uint64_t x, uint32_t m, unsigned int shift)
+{
+	uint64_t lo = (uint64_t)(uint32_t)x * m;
+	uint64_t hi = (x >> 32) * m;
+
+	return (hi << (32 - shift)) + (lo >> shift);
+}
+
+/* Inline: every clock read converts (the scheduler reads it on every switch). */
+static inline uint64_t clock_ticks_to_ns(const struct clock_conv *cc, uint64_t ticks)
+{
+	return clock_mul_shift(ticks, cc->mult, CLOCK_CONV_SHIFT);
+}
+
+static inline uint64_t clock_ns_to_ticks(const struct clock_conv *cc, uint64_t ns)
+{
+	return clock_mul_shift(ns, cc->inv_mult, 32);
+}
 
 #endif
