@@ -44,8 +44,13 @@ static uint64_t typical_interval(const struct idle_gov *g)
 			return 0;
 		var += d * d / IDLE_HISTORY;	/* < 2^62 / 8 each: no overflow */
 	}
-	/* stddev <= mean/6  <=>  var <= mean^2 / 36 (mean < 2^31: no overflow) */
-	if (mean < (1ull << 31) && var <= mean * mean / 36)
+	/*
+	 * stddev <= mean/6  <=>  var <= mean^2 / 36  <=>  36 var <= mean^2
+	 * (mean < 2^31: no overflow; a var of 2^57 or more is above any
+	 * mean^2 / 36). Multiplied, not divided: a 64-bit division is a
+	 * ~120-instruction library call on 32-bit ARM, at every idle entry.
+	 */
+	if (mean < (1ull << 31) && var < (1ull << 57) && var * 36 <= mean * mean)
 		return mean;
 	return 0;
 }
@@ -83,6 +88,14 @@ int idle_gov_select(struct idle_gov *g, const struct idle_state *st, int nr, uin
 	return best;
 }
 
+/* m * IDLE_CORR_ONE / e for m <= e, e > 0, in one 32-bit division (both shifted below 2^22 first). */
+static uint32_t corr_ratio(uint64_t m, uint64_t e)
+{
+	unsigned int shift = e >> 22 ? 42u - (unsigned int)__builtin_clzll(e) : 0;
+
+	return ((uint32_t)(m >> shift) * IDLE_CORR_ONE) / (uint32_t)(e >> shift);
+}
+
 void idle_gov_reflect(struct idle_gov *g, uint64_t measured_ns)
 {
 	g->history[g->hist_pos] = measured_ns ? measured_ns : 1;
@@ -90,7 +103,7 @@ void idle_gov_reflect(struct idle_gov *g, uint64_t measured_ns)
 	if (g->last_expected != UINT64_MAX && g->last_expected > 0) {
 		uint64_t m = measured_ns < g->last_expected ? measured_ns : g->last_expected;
 		/* measured/expected in [0, 1], x ONE; an exponential average over ~8 idles */
-		uint32_t ratio = (uint32_t)(m * IDLE_CORR_ONE / g->last_expected);
+		uint32_t ratio = corr_ratio(m, g->last_expected);
 		uint32_t *c = &g->correction[g->last_bucket];
 
 		/* Round toward the new sample, so the factor can climb back to exactly ONE. */
