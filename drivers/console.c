@@ -1,6 +1,7 @@
 /*
- * Console over a PL011: kprintf() formats into a per-call stack buffer and
- * writes it under one lock so lines from different CPUs never interleave.
+ * Console over a PL011: kprintf() formats into one 1 KiB buffer and writes
+ * it under one lock, so lines from different CPUs never interleave; a longer
+ * message is cut and says so, with its newline.
  * Received bytes are pushed by the RX interrupt into a single-producer
  * (the IRQ on the boot CPU) single-consumer (the shell) ring.
  */
@@ -56,12 +57,19 @@ void console_write_panic(const char *buf, size_t len)
 
 int vkprintf(const char *fmt, va_list ap)
 {
-	char buf[512];
+	/* Under console_lock: one formatter at a time, and off the 8 KiB task stacks. */
+	static char buf[1024];
+	static const char cut[] = " [line truncated]\n";
+	unsigned long flags = spin_lock_irqsave(&console_lock);
 	int n = kvsnprintf(buf, sizeof(buf), fmt, ap);
 
-	if (n < 0)
-		return n;
-	console_write(buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
+	if (n >= 0) {
+		raw_write(buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
+		/* A cut line still ends: the next message must not run into it (RESULT parsers). */
+		if ((size_t)n >= sizeof(buf))
+			raw_write(cut, sizeof(cut) - 1);
+	}
+	spin_unlock_irqrestore(&console_lock, flags);
 	return n;
 }
 

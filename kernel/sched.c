@@ -30,6 +30,14 @@ uint32_t sched_cpus_online;
  * confirms each candidate with cpu_idle_now().
  */
 static uint32_t idle_hint;
+
+void sched_set_idle_hint(int cpu, bool idle)
+{
+	if (idle)
+		__atomic_fetch_or(&idle_hint, 1u << cpu, __ATOMIC_RELAXED);
+	else
+		__atomic_fetch_and(&idle_hint, ~(1u << cpu), __ATOMIC_RELAXED);
+}
 int sched_cpu_count;
 static struct timer tick_timers[CONFIG_NR_CPUS];
 static uint64_t tick_ns;	/* NSEC_PER_SEC / sched_hz, fixed at sched_init() */
@@ -298,10 +306,10 @@ static void schedule_locked(struct rq *rq)
 	if (prev->is_idle && rq->tick_stopped)
 		tick_start(rq, now);
 	if (prev->is_idle)
-		__atomic_fetch_and(&idle_hint, ~(1u << rq->cpu), __ATOMIC_RELAXED);
+		sched_set_idle_hint(rq->cpu, false);
 	if (next->is_idle) {
 		rq->newidle = true;
-		__atomic_fetch_or(&idle_hint, 1u << rq->cpu, __ATOMIC_RELAXED);
+		sched_set_idle_hint(rq->cpu, true);
 	}
 	account_switch(rq, prev, now);
 	next->last_ran_ns = now;
@@ -409,18 +417,8 @@ uint32_t sched_possible_mask(void)
 void sched_cpu_online(int cpu)
 {
 	idle_cpu_online(cpu);
-	__atomic_fetch_or(&idle_hint, 1u << cpu, __ATOMIC_RELAXED);	/* it runs its idle task */
+	sched_set_idle_hint(cpu, true);	/* it runs its idle task */
 	__atomic_fetch_or(&sched_cpus_online, 1u << cpu, __ATOMIC_RELEASE);
-}
-
-bool cpu_idle_now(int cpu)
-{
-	struct rq *rq = &runqueues[cpu];
-
-	const struct task *curr = READ_ONCE(rq->curr);
-
-	return curr && curr->is_idle && rq->cfs.nr_running == 0 && !READ_ONCE(rq->wake_list) &&
-	       ((READ_ONCE(sched_cpus_online) >> cpu) & 1u);
 }
 
 /* The first CPU of *@m that is idle now; those found not idle leave *@m. -1: none. */
@@ -436,29 +434,11 @@ static int first_idle_of(uint32_t *m)
 	return -1;
 }
 
-/*
- * Where a task runs when it wakes (@wakeup) or is placed anew. The one
- * place that decides placement: first small-task packing (a light waking
- * task goes to its CPU's pack buddy, see kernel/sched_pack.c), else its
- * previous CPU if that is idle, else the nearest idle CPU it may use
- * (walking prev's domains up, like Linux's select_idle_sibling), else its
- * previous CPU. O(domain levels): idle CPUs come from idle_hint, not a scan.
- */
-static int select_task_rq(struct task *p, int prev_cpu, bool wakeup)
+/* select_task_rq() when packing did not place the task: idle prev, nearest idle CPU, prev. */
+static __attribute__((noinline)) int select_idle_or_prev(const struct task *p, int prev_cpu)
 {
 	bool prev_ok = task_allowed_on(p, prev_cpu);
 	uint32_t idle;
-
-	if (wakeup) {
-		int target = -1;
-		enum pack_reason why = READ_ONCE(sched_topo.pack) == PACK_ENERGY ?
-					       pack_energy_select(p, prev_cpu, &target) :
-					       pack_check(p, prev_cpu, &target);
-
-		pack_count(prev_cpu, why);
-		if (why == PACK_PACKED || why == PACK_ENERGY_PREV || why == PACK_ENERGY_IDLE)
-			return target;
-	}
 
 	if (prev_ok && cpu_idle_now(prev_cpu))
 		return prev_cpu;
@@ -484,6 +464,29 @@ static int select_task_rq(struct task *p, int prev_cpu, bool wakeup)
 	if (p->cpus_allowed & READ_ONCE(sched_cpus_online))
 		return __builtin_ctz(p->cpus_allowed & READ_ONCE(sched_cpus_online));
 	panic("task %u (%s) may run on no CPU", (unsigned)p->tid, p->name);
+}
+
+/*
+ * Where a task runs when it wakes (@wakeup) or is placed anew. The one
+ * place that decides placement: first small-task packing (a light waking
+ * task goes to its CPU's pack buddy, see kernel/sched_pack.c), else its
+ * previous CPU if that is idle, else the nearest idle CPU it may use
+ * (walking prev's domains up, like Linux's select_idle_sibling), else its
+ * previous CPU. O(domain levels): idle CPUs come from idle_hint, not a scan.
+ */
+static int select_task_rq(struct task *p, int prev_cpu, bool wakeup)
+{
+	if (wakeup) {
+		int target = -1;
+		enum pack_reason why = READ_ONCE(sched_topo.pack) == PACK_ENERGY ?
+					       pack_energy_select(p, prev_cpu, &target) :
+					       pack_check(p, prev_cpu, &target);
+
+		pack_count(prev_cpu, why);
+		if (why == PACK_PACKED || why == PACK_ENERGY_PREV || why == PACK_ENERGY_IDLE)
+			return target;
+	}
+	return select_idle_or_prev(p, prev_cpu);
 }
 
 int sched_select_task_rq(struct task *p, int prev_cpu, bool wakeup)
@@ -740,6 +743,7 @@ void sched_init(int cpus)
 	KASSERT(cpus > 0 && cpus <= CONFIG_NR_CPUS && cpus <= 32);
 	KASSERT(sched_hz > 0);
 	sched_cpu_count = cpus;
+	idle_hint = 0;
 	tick_ns = NSEC_PER_SEC / sched_hz;
 	for (int cpu = 0; cpu < cpus; cpu++) {
 		struct rq *rq = &runqueues[cpu];
@@ -912,7 +916,3 @@ void rq_avg_read(int cpu, struct sched_avg *out)
 		pelt_update(out, arch_now_ns(), false, false);
 }
 
-void task_avg_read(const struct task *p, struct sched_avg *out)
-{
-	pelt_snapshot(&p->se.avg, out);
-}

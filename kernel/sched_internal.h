@@ -15,7 +15,17 @@ void double_rq_unlock(struct rq *a, struct rq *b);
 void migrate_task_locked(struct task *p, struct rq *src, struct rq *dst);
 /* Make @cpu reschedule soon (IPI if remote). */
 void resched_cpu(int cpu);
-bool cpu_idle_now(int cpu);
+/* @cpu runs its idle task with nothing queued or on its way (any CPU may ask). */
+static inline bool cpu_idle_now(int cpu)
+{
+	const struct rq *rq = cpu_rq(cpu);
+	const struct task *curr = READ_ONCE(rq->curr);
+
+	return curr && curr->is_idle && READ_ONCE(rq->cfs.nr_running) == 0 && !READ_ONCE(rq->wake_list) &&
+	       ((sched_online_mask() >> cpu) & 1u);
+}
+/* @cpu switches to (away from) its idle task: where wake-ups look for idle CPUs. */
+void sched_set_idle_hint(int cpu, bool idle);
 
 static inline bool task_allowed_on(const struct task *p, int cpu)
 {
@@ -35,7 +45,12 @@ extern uint32_t nohz_idle_cpus;	/* tickless idle CPUs, bit n = CPU n (atomic) */
 /* Packing (kernel/sched_pack.c). */
 /* Should waking @p, last on @cpu, go to @cpu's buddy (*target)? Why (not)? */
 enum pack_reason pack_check(const struct task *p, int cpu, int *target);
-void pack_count(int cpu, enum pack_reason why);
+/* Count a wake-up's packing outcome against the CPU the task last ran on. */
+static inline void pack_count(int cpu, enum pack_reason why)
+{
+	KASSERT_DEBUG((unsigned)why < PACK_NR_REASONS);
+	__atomic_fetch_add(&cpu_rq(cpu)->pack_stats[why], 1, __ATOMIC_RELAXED);
+}
 /* pack=energy: the wake-up CPU with the least estimated energy cost. */
 enum pack_reason pack_energy_select(const struct task *p, int prev, int *target);
 void nohz_enter_idle(int cpu);

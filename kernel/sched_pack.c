@@ -78,12 +78,6 @@ enum pack_reason pack_check(const struct task *p, int cpu, int *target)
 	return PACK_PACKED;
 }
 
-void pack_count(int cpu, enum pack_reason why)
-{
-	KASSERT((unsigned)why < PACK_NR_REASONS);
-	__atomic_fetch_add(&cpu_rq(cpu)->pack_stats[why], 1, __ATOMIC_RELAXED);
-}
-
 /*
  * The CPU a busy CPU kicks to balance for the tickless ones (seed 5/6): an
  * idle CPU as close as possible to the caller's buddy, so that balancing

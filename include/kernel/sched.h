@@ -201,7 +201,10 @@ int sched_check_invariants(void);
  * aged to now as idle time.
  */
 void rq_avg_read(int cpu, struct sched_avg *out);
-void task_avg_read(const struct task *p, struct sched_avg *out);
+static inline void task_avg_read(const struct task *p, struct sched_avg *out)
+{
+	pelt_snapshot(&p->se.avg, out);
+}
 
 /* Switch the pack mode at run time (buddies rebuilt, published atomically). */
 struct topology;

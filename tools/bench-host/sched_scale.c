@@ -259,6 +259,7 @@ static void make_all_busy(int n)
 		se_init(&busy[c].se, 0);
 		rq->curr = &busy[c];
 		rq->cfs.nr_running = 1;
+		sched_set_idle_hint(c, false);	/* as the switch to busy[c] would */
 	}
 }
 
