@@ -98,7 +98,9 @@ void pelt_init(struct sched_avg *sa, uint64_t now_ns);
  * KASSERT_DEBUG). Returns the number of period boundaries crossed (0: no decay
  * happened; saturates at INT_MAX). If @now_ns is before the last update
  * (a clock that went backwards), resynchronises to @now_ns and returns 0,
- * as the seed did.
+ * as the seed did. Times compare modulo 2^64, as Linux compares jiffies:
+ * "before" is (int64_t)(now_ns - last_update_ns) < 0, so the one
+ * subtraction of pelt_update()'s fast path is also the direction test.
  */
 int pelt_update_elapsed(struct sched_avg *sa, uint64_t now_ns, bool runnable, bool running);
 

@@ -8,7 +8,7 @@
  * periods, x2^20 periods, a jump back, an absolute 64-bit time from the
  * next 8 bytes, or none); bits 5-7 pick the weight for pelt_load_contrib.
  * After every update, checked exactly:
- *  - clock going back: only last_update_ns moves (to now), returns 0;
+ *  - clock going back (modulo 2^64: (int64_t)(now - last) < 0): only last_update_ns moves (to now), returns 0;
  *  - otherwise, with units = (now - last) >> 10: last_update_ns advances by
  *    units << 10 (so it trails now by < 1024 ns), period_contrib becomes
  *    (period_contrib + units) % 1024, the return value is the number of
@@ -115,7 +115,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		default: break;					/* same time */
 		}
 		ret = pelt_update(&sa, now, runnable, running);
-		if (now < before_last) {
+		if ((int64_t)(now - before_last) < 0) {	/* before, modulo 2^64 */
 			FUZZ_CHECK(ret == 0);
 			FUZZ_CHECK(sa.last_update_ns == now);
 			FUZZ_CHECK(sa.runnable_avg_sum == before.runnable_avg_sum &&

@@ -618,8 +618,8 @@ KT_CASE(long_gaps)
 		KT_ASSERT_MSG(gap_case(0, gaps[i], true, true, why, sizeof(why)), "%s", why);
 		KT_ASSERT_MSG(gap_case(123456789, gaps[i], true, true, why, sizeof(why)), "%s", why);
 	}
-	/* Up to the end of the clock: the crossing count saturates. */
-	KT_ASSERT_MSG(gap_case(0, UINT64_MAX - 40000000ull, true, true, why, sizeof(why)),
+	/* The longest gap there is (times compare modulo 2^64): the crossing count saturates. */
+	KT_ASSERT_MSG(gap_case(0, (uint64_t)INT64_MAX - 40000000ull, true, true, why, sizeof(why)),
 		      "%s", why);
 }
 
@@ -657,6 +657,22 @@ KT_CASE(clock_going_backwards_resyncs)
 	/* and goes on from there */
 	KT_ASSERT_EQ(pelt_update(&sa, 5 * PERIOD_NS + 324 * UNIT_NS, true, true), 1);
 	KT_ASSERT_EQ(sa.period_contrib, 0);
+}
+
+/* Times compare modulo 2^64 (include/kernel/pelt.h): a wrap is time going on, not back. */
+KT_CASE(clock_compares_modulo_2_64)
+{
+	struct sched_avg sa;
+
+	pelt_init(&sa, UINT64_MAX - 600);
+	/* 1100 ns on, across the wrap: one unit accounted, the rest carried. */
+	KT_ASSERT_EQ(pelt_update(&sa, 499, true, true), 0);
+	KT_ASSERT_EQ(sa.runnable_avg_period, 1);
+	KT_ASSERT_EQ(sa.last_update_ns, UINT64_MAX - 600 + UNIT_NS);
+	/* Half the range back is "before": resync, nothing accounted. */
+	KT_ASSERT_EQ(pelt_update(&sa, sa.last_update_ns - (1ull << 63), true, true), 0);
+	KT_ASSERT_EQ(sa.runnable_avg_period, 1);
+	KT_ASSERT_EQ(sa.last_update_ns, UINT64_MAX - 600 + UNIT_NS - (1ull << 63));
 }
 
 /* ------------------------------------------------------------ O(1) cost */
