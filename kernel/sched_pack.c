@@ -147,15 +147,32 @@ static uint32_t cpu_usage(int cpu)
 }
 
 /*
+ * Is @r powered for something other than the waking task (last on
+ * @prev)? Only if one of its CPUs other than prev is busy. A rail whose
+ * only busy CPU is prev is on for this wake-up alone (prev woke for the
+ * task's timer): the rail could power down if the task ran elsewhere, so
+ * it costs what waking an off rail costs. Without that, a task that once
+ * woke an A15 cluster would stay there, waking it every period (seen:
+ * cyclictest's threads kept the A15 rail of qemu-tc2 on).
+ */
+static bool rail_on_for_others(const struct rail *r, int prev)
+{
+	uint32_t busy = r->cpus & ~READ_ONCE(r->idle) & ~(1u << prev);
+
+	return busy != 0;
+}
+
+/*
  * Estimated extra power (model units, x E_SCALE) of running a task busy
  * @u (x E_SCALE, measured on a CPU of capacity @from_cap) on @cpu:
  * its core's busy power over idle power for the time it runs, plus its
- * rail's cost: waking a rail that is off keeps it on at least at its idle
- * power; on a rail that is on, only the part of the task's run that does
- * not overlap the CPU's own busy time adds rail busy time. UINT64_MAX when
- * the CPU has no room (capacity margin).
+ * rail's cost: waking a rail that nothing else keeps on (@rail_needed
+ * false) keeps it on at least at its idle power; on a rail that is on
+ * anyway, only the part of the task's run that does not overlap the CPU's
+ * own busy time adds rail busy time. UINT64_MAX when the CPU has no room
+ * (capacity margin).
  */
-static uint64_t energy_delta(int cpu, uint32_t u, uint32_t from_cap, uint32_t usage)
+static uint64_t energy_delta(int cpu, uint32_t u, uint32_t from_cap, uint32_t usage, bool rail_needed)
 {
 	const struct energy_model *m = energy_model();
 	const struct cpu_idle *ci = cpu_idle_of(cpu);
@@ -168,7 +185,7 @@ static uint64_t energy_delta(int cpu, uint32_t u, uint32_t from_cap, uint32_t us
 	if (usage + uc > ENERGY_MARGIN)
 		return UINT64_MAX;
 	e = uc * (core->busy - (core->nr_idle ? core->idle[0] : 0));
-	if (idle_rail(ci->rail)->state == RAIL_OFF && rail->nr_idle > 1) {
+	if (!rail_needed && rail->nr_idle > 1) {
 		uint32_t off = rail->idle[rail->nr_idle - 1];
 
 		e += uc * (rail->busy - off) + (uint64_t)(E_SCALE - uc) * (rail->idle[0] - off);
@@ -228,7 +245,8 @@ enum pack_reason pack_energy_select(const struct task *p, int prev, int *target)
 
 		if (guard && !is_idle)
 			continue;
-		e = energy_delta(c, u, sched_topo.cpu[prev].capacity, is_idle ? 0 : cpu_usage(c));
+		e = energy_delta(c, u, sched_topo.cpu[prev].capacity, is_idle ? 0 : cpu_usage(c),
+				 rail_on_for_others(idle_rail(cpu_idle_of(c)->rail), prev));
 		if (e < best_e) {	/* ties keep the earlier: prev, then buddy */
 			best_e = e;
 			best = c;
