@@ -12,6 +12,7 @@
 #include "arch/barrier.h"
 #include "kernel/energy.h"
 #include "kernel/idle.h"
+#include "kernel/pack_energy.h"
 #include "kernel/panic.h"
 #include "kernel/timer.h"
 #include "kernel/sched_internal.h"
@@ -128,16 +129,12 @@ int pack_set_mode(int mode)
 
 /* ------------------------------------------------------------ pack=energy */
 
-/* Fractions in 2^-20 units: tiny tasks (cyclictest: ~0.1%) must not round to 0. */
-#define E_SCALE (1u << 20)
-#define ENERGY_MARGIN (E_SCALE / 5 * 4)	/* a CPU above 80% busy takes no more */
-
 static uint32_t usage_fraction(const struct sched_avg *a)
 {
 	return a->runnable_avg_period ? (uint32_t)(((uint64_t)a->usage_avg_sum << 20) / a->runnable_avg_period) : 0;
 }
 
-/* Recent busy fraction of @cpu (PELT usage, x E_SCALE), from any CPU. */
+/* Recent busy fraction of @cpu (PELT usage, x PACK_E_SCALE), from any CPU. */
 static uint32_t cpu_usage(int cpu)
 {
 	struct sched_avg a;
@@ -146,36 +143,18 @@ static uint32_t cpu_usage(int cpu)
 	return usage_fraction(&a);
 }
 
-/*
- * Estimated extra power (model units, x E_SCALE) of running a task busy
- * @u (x E_SCALE, measured on a CPU of capacity @from_cap) on @cpu:
- * its core's busy power over idle power for the time it runs, plus its
- * rail's cost: waking a rail that is off keeps it on at least at its idle
- * power; on a rail that is on, only the part of the task's run that does
- * not overlap the CPU's own busy time adds rail busy time. UINT64_MAX when
- * the CPU has no room (capacity margin).
- */
-static uint64_t energy_delta(int cpu, uint32_t u, uint32_t from_cap, uint32_t usage)
+/* Candidate @cpu's inputs to the model, as of now. */
+static void energy_cand(struct pack_energy_cand *c, int cpu, bool is_idle, int prev)
 {
 	const struct energy_model *m = energy_model();
-	const struct cpu_idle *ci = cpu_idle_of(cpu);
-	const struct energy_cost *core = &m->core[cpu], *rail = &m->rail[ci->rail];
-	uint64_t uc = (uint64_t)u * from_cap / sched_topo.cpu[cpu].capacity;
-	uint64_t e;
+	int r = cpu_idle_of(cpu)->rail;
+	const struct rail *rail = idle_rail(r);
 
-	if (uc > E_SCALE)
-		uc = E_SCALE;
-	if (usage + uc > ENERGY_MARGIN)
-		return UINT64_MAX;
-	e = uc * (core->busy - (core->nr_idle ? core->idle[0] : 0));
-	if (idle_rail(ci->rail)->state == RAIL_OFF && rail->nr_idle > 1) {
-		uint32_t off = rail->idle[rail->nr_idle - 1];
-
-		e += uc * (rail->busy - off) + (uint64_t)(E_SCALE - uc) * (rail->idle[0] - off);
-	} else {
-		e += uc * (rail->busy - rail->idle[0]) / E_SCALE * (E_SCALE - usage);
-	}
-	return e;
+	c->core = &m->core[cpu];
+	c->rail = &m->rail[r];
+	c->capacity = sched_topo.cpu[cpu].capacity;
+	c->usage = is_idle ? 0 : cpu_usage(cpu);
+	c->rail_needed = pack_rail_on_for_others(rail->cpus, READ_ONCE(rail->idle), prev);
 }
 
 /*
@@ -189,8 +168,8 @@ enum pack_reason pack_energy_select(const struct task *p, int prev, int *target)
 {
 	uint32_t idle = READ_ONCE(nohz_idle_cpus) & sched_online_mask() & p->cpus_allowed;
 	int buddy = READ_ONCE(sched_topo.pack_buddy[prev]);
-	int cand[2 + IDLE_MAX_RAILS], nr = 0, best = -1;
-	uint64_t best_e = UINT64_MAX;
+	int cand[2 + IDLE_MAX_RAILS], at[2 + IDLE_MAX_RAILS], nr = 0, nin = 0, pick, best;
+	struct pack_energy_cand in[2 + IDLE_MAX_RAILS];
 	struct sched_avg ta;
 	bool guard;
 	uint32_t u;
@@ -222,18 +201,15 @@ enum pack_reason pack_energy_select(const struct task *p, int prev, int *target)
 			cand[nr++] = __builtin_ctz(m);
 	}
 	for (int i = 0; i < nr; i++) {
-		int c = cand[i];
-		bool is_idle = (idle >> c) & 1u;
-		uint64_t e;
+		bool is_idle = (idle >> cand[i]) & 1u;
 
 		if (guard && !is_idle)
 			continue;
-		e = energy_delta(c, u, sched_topo.cpu[prev].capacity, is_idle ? 0 : cpu_usage(c));
-		if (e < best_e) {	/* ties keep the earlier: prev, then buddy */
-			best_e = e;
-			best = c;
-		}
+		energy_cand(&in[nin], cand[i], is_idle, prev);
+		at[nin++] = cand[i];
 	}
+	pick = pack_energy_pick(in, nin, u, sched_topo.cpu[prev].capacity);
+	best = pick < 0 ? -1 : at[pick];
 	if (best < 0)
 		return PACK_ENERGY_NONE;
 	*target = best;

@@ -190,3 +190,56 @@ def test_rtapp_workload_or_skip_message():
         assert sorted(r["bench"] for r in rows) == ["rtapp", "sysbench"], rows
         assert all(r["pack"] == "off" for r in rows), rows
     in_tmp(body)
+
+
+def test_issue11_workloads_are_the_rtapp_files():
+    ws, skipped = experiment.issue11_workloads()
+    files = sorted(f for f in os.listdir(os.path.join(ROOT, "tests", "workloads")) if f.endswith(".json"))
+    if experiment.rtapp_tool() is None:
+        assert not ws and skipped, (ws, skipped)
+        return
+    assert [w.name for w in ws] == ["rtapp:tests/workloads/" + f for f in files], [w.name for w in ws]
+    for w in ws:
+        assert w.script.startswith("rtapp clear; rtapp add ") and "; rtapp run " in w.script, w.script
+        assert len(w.script) + 40 <= experiment.APPEND_MAX, w.script
+
+
+def test_energy_verdicts_from_rows():
+    """pack=energy's report (seeds.md section 3) from hand-written rows: one
+    rt-app workload where energy misses by 3%, a window workload where it
+    wins, sysbench within 1%, cyclictest latency 20% above off."""
+    tc2 = {"board": "qemu-tc2"}
+    rows = []
+    for pack, e in (("off", 10000000), ("rails", 4000000), ("all", 5000000), ("energy", 4120000)):
+        rows.append(dict(tc2, pack=pack, workload="rtapp:tests/workloads/medium.json", bench="rtapp",
+                         duration_us="2000000", energy=str(e), energy_c0=str(e - 100), energy_c1="100",
+                         cpu0_busy_us="100000", cpu1_busy_us=str(100000 + e // 10000), overruns="0", lat_avg_us="7"))
+    for pack, e in (("off", 300), ("rails", 200), ("all", 210), ("energy", 190)):
+        rows.append(dict(tc2, pack=pack, workload="cyclictest-seed", bench="energy-window", window_us="16000000",
+                         energy=str(e), energy_c0="10", energy_c1=str(e - 10), cpu2_busy_us="20000"))
+    for pack, lat in (("off", ("2", "3")), ("energy", ("3", "3"))):
+        for x in lat:
+            rows.append(dict(tc2, pack=pack, workload="cyclictest-seed", bench="cyclictest", lat_avg_us=x))
+    for pack, t in (("off", 1000000), ("energy", 1005000)):
+        rows.append({"board": "vexpress-a9", "pack": pack, "workload": "sysbench-seed", "bench": "sysbench",
+                     "threads": "8", "requests": "200", "time_us": str(t)})
+    table, verdicts = experiment.energy_verdicts(rows)
+    by = {(r[0], r[1]): r for r in table}
+    assert by["medium", "energy"][4] == "1.030" and by["medium", "rails"][4] == "1.000", table
+    assert by["medium", "energy"][3] == "4119900 / 100" and "overruns 0, lat avg 7 us" == by["medium", "energy"][6], table
+    assert by["cyclictest-seed", "energy"][4] == "0.950", table
+    # The oracle ratio: one bound per workload, for the least busy time of any mode (rails: 200.4 ms) in 2 s.
+    eo = experiment.bench_tool.oracle(experiment.bench_tool.parse_energy_model("qemu-tc2"), 200.4, 2000.0)[0][0]
+    assert eo > 0 and by["medium", "energy"][5] == "%.2f" % (4120000 / eo), (eo, table)
+    v = {what: (meas, ok) for what, meas, _, ok in verdicts}
+    assert v["energy, medium"] == ("1.030 of the best other (rails)", False), v
+    assert v["energy, cyclictest-seed"] == ("0.950 of the best other (rails)", True), v
+    assert v["sysbench time, energy / off (vexpress-a9, worst of 1)"] == ("1.0050", True), v
+    assert v["cyclictest avg latency, energy / off (qemu-tc2)"] == ("3.00 us / 2.50 us = 1.200", False), v
+    md = "\n".join(experiment.energy_mode_markdown(rows))
+    assert "- verdict: energy, medium: 1.030 of the best other (rails) (target <= 1.02): MISSED" in md, md
+    assert "- verdict: energy, cyclictest-seed: 0.950 of the best other (rails) (target <= 1.02): met" in md, md
+    assert "| medium | energy | 4120000 | 4119900 / 100 | 1.030 |" in md, md
+    # A missing run is said, not counted as met.
+    _, verdicts = experiment.energy_verdicts([r for r in rows if r["pack"] != "energy"])
+    assert all(ok is None for _, _, _, ok in verdicts), verdicts

@@ -96,3 +96,32 @@ def test_energy_mode_decides_by_the_model():
         best = min(e[m, name] for m in ("off", "rails", "all"))
         assert e["energy", name] <= 1.02 * best, (name, e)
     assert max(lat["energy"]) <= max(lat["off"]) + 1, lat
+
+
+def test_energy_mode_on_the_rtapp_workloads():
+    # Issue 11's workloads (tests/workloads/*.json: medium tasks overloading the
+    # buddy, bursts, latency + background, ramp): pack=energy uses no more energy
+    # than the best of off, rails and all (within 2%) over each rt-app run, and
+    # its tasks keep their periods (no more overruns than 5% of their loops).
+    import glob
+    import os
+    import subprocess
+    import sys
+    from qemulib import ROOT
+    files = sorted(glob.glob(os.path.join(ROOT, "tests", "workloads", "*.json")))
+    assert len(files) >= 4, files
+    for path in files:
+        script = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "rtapp"), path], check=True,
+                                capture_output=True, text=True).stdout.strip()
+        e = {}
+        for mode in ("off", "rails", "all", "energy"):
+            r = boot("qemu-tc2", append="pack=" + mode, run=script, timeout=180)
+            assert r.status == 0, r
+            m = re.search(r"^RESULT bench=rtapp board=qemu-tc2 pack=%s .*loops=(\d+) overruns=(\d+) .*"
+                          r"energy=(\d+) " % mode, r.output, re.M)
+            assert m, (path, mode, r)
+            loops, overruns, e[mode] = (int(x) for x in m.groups())
+            if mode == "energy":
+                assert overruns <= loops // 20, (path, loops, overruns)
+        best = min(e[m] for m in ("off", "rails", "all"))
+        assert e["energy"] <= 1.02 * best, (os.path.basename(path), e)

@@ -1,0 +1,104 @@
+/*
+ * pack=energy's cost model (include/kernel/pack_energy.h,
+ * kernel/sched_pack.c) with the TC2 figures of qemu-tc2's DT (EAS model at
+ * the top operating point: A15 capacity 1024, core 6997, cluster 15200,
+ * cluster WFI 70 / off 25; A7 capacity 516, core 1024, cluster 4905, WFI
+ * 25 / off 10; core idle 0):
+ * - a tiny task whose previous CPU is an A15 woken for it alone goes to an
+ *   A7 even when the A7 cluster is off (the cyclictest case), and stays on
+ *   the A15 only while something else keeps that cluster on;
+ * - the capacity margin (80%), scaled by capacity;
+ * - on a rail that is on anyway, overlapping a busy CPU costs less rail
+ *   time; ties keep the earlier candidate (prev, then buddy);
+ * - pack_rail_on_for_others() ignores the waking task's previous CPU.
+ */
+#include <stdint.h>
+
+#include "ktest.h"
+#include "kernel/pack_energy.h"
+
+static const struct energy_cost a15_core = { .busy = 6997, .idle = { 0, 0 }, .nr_idle = 2 };
+static const struct energy_cost a15_rail = { .busy = 15200, .idle = { 70, 25 }, .nr_idle = 2 };
+static const struct energy_cost a7_core = { .busy = 1024, .idle = { 0, 0 }, .nr_idle = 2 };
+static const struct energy_cost a7_rail = { .busy = 4905, .idle = { 25, 10 }, .nr_idle = 2 };
+static const struct energy_cost one_rail = { .busy = 2000, .idle = { 500 }, .nr_idle = 1 };
+
+#define PCT(x) ((uint32_t)((uint64_t)(x) * PACK_E_SCALE / 100))
+
+static struct pack_energy_cand a15(uint32_t usage, bool rail_needed)
+{
+	return (struct pack_energy_cand){ &a15_core, &a15_rail, 1024, usage, rail_needed };
+}
+
+static struct pack_energy_cand a7(uint32_t usage, bool rail_needed)
+{
+	return (struct pack_energy_cand){ &a7_core, &a7_rail, 516, usage, rail_needed };
+}
+
+KT_CASE(tiny_task_leaves_an_a15_cluster_woken_for_it_alone)
+{
+	uint32_t u = PACK_E_SCALE / 1000;	/* 0.1%: a cyclictest thread */
+	/* prev = an A15 busy only with this wake-up; the A7 cluster off. */
+	struct pack_energy_cand c[2] = { a15(PCT(1), false), a7(0, false) };
+
+	KT_ASSERT_EQ(pack_energy_pick(c, 2, u, 1024), 1);
+	/* The A7 cluster on for others: cheaper still. */
+	c[1] = a7(PCT(5), true);
+	KT_ASSERT_EQ(pack_energy_pick(c, 2, u, 1024), 1);
+	/* The A15 cluster on for others' work: the A7 still wins for a tiny task only if it is on. */
+	c[0] = a15(PCT(1), true);
+	KT_ASSERT_EQ(pack_energy_pick(c, 2, u, 1024), 1);
+	c[1] = a7(0, false);
+	KT_ASSERT_EQ(pack_energy_pick(c, 2, u, 1024), 0);
+}
+
+KT_CASE(waking_an_off_rail_costs_its_idle_power_over_off)
+{
+	struct pack_energy_cand off = a7(0, false), on = a7(0, true);
+	uint32_t u = PCT(10);
+	uint64_t uc = (uint64_t)u * 1024 / 516;
+
+	/* On for others, idle: all of the run adds rail busy time (in whole units, rounded down). */
+	KT_ASSERT_EQ(pack_energy_delta(&on, u, 1024), uc * 1024 + uc * (4905 - 25) / PACK_E_SCALE * PACK_E_SCALE);
+	KT_ASSERT_EQ(pack_energy_delta(&off, u, 1024), uc * 1024 + uc * (4905 - 10) + (PACK_E_SCALE - uc) * 15);
+	/* A rail without an off state is always "on": only the busy term. */
+	off.rail = &one_rail;
+	KT_ASSERT_EQ(pack_energy_delta(&off, u, 1024), uc * 1024 + uc * (2000 - 500) / PACK_E_SCALE * PACK_E_SCALE);
+}
+
+KT_CASE(capacity_margin_scaled_by_capacity)
+{
+	struct pack_energy_cand c = a7(PCT(50), true);
+
+	/* 16% of an A15 is ~32% of an A7: 50% + 32% > 80%; 14% (~28%) fits. */
+	KT_ASSERT_EQ(pack_energy_delta(&c, PCT(16), 1024), UINT64_MAX);
+	KT_ASSERT(pack_energy_delta(&c, PCT(14), 1024) != UINT64_MAX);
+	/* The same task measured on an A7 is 16% there: room. */
+	KT_ASSERT(pack_energy_delta(&c, PCT(16), 516) != UINT64_MAX);
+	/* No candidate with room: -1, the normal path decides. */
+	c.usage = PCT(79);
+	KT_ASSERT_EQ(pack_energy_pick(&c, 1, PCT(5), 516), -1);
+	KT_ASSERT_EQ(pack_energy_pick(&c, 0, PCT(5), 516), -1);
+}
+
+KT_CASE(overlap_and_ties)
+{
+	struct pack_energy_cand c[3] = { a7(PCT(10), true), a7(PCT(40), true), a7(PCT(40), true) };
+
+	/* The busier CPU overlaps more of the task's run with rail time already paid. */
+	KT_ASSERT(pack_energy_delta(&c[1], PCT(5), 516) < pack_energy_delta(&c[0], PCT(5), 516));
+	KT_ASSERT_EQ(pack_energy_pick(c, 3, PCT(5), 516), 1);
+	c[0] = c[1];
+	KT_ASSERT_EQ(pack_energy_pick(c, 3, PCT(5), 516), 0);
+}
+
+KT_CASE(rail_on_for_others_ignores_prev)
+{
+	uint32_t a7s = 0x1c;	/* CPUs 2-4 */
+
+	KT_ASSERT(!pack_rail_on_for_others(a7s, 0x1c, 3));	/* all idle */
+	KT_ASSERT(!pack_rail_on_for_others(a7s, 0x14, 3));	/* only prev busy */
+	KT_ASSERT(pack_rail_on_for_others(a7s, 0x18, 3));	/* CPU 2 busy */
+	KT_ASSERT(pack_rail_on_for_others(a7s, 0x0c, 0));	/* CPU 4 busy, prev elsewhere */
+	KT_ASSERT(!pack_rail_on_for_others(0x03, 0x02, 0));	/* A15: only prev 0 busy */
+}
