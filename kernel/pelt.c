@@ -148,7 +148,7 @@ int pelt_update_elapsed(struct sched_avg *sa, uint64_t now_ns, bool runnable, bo
 
 	/* pelt_update() has returned already when less than a unit passed (if not, units is 0 below). */
 	delta_ns = now_ns - sa->last_update_ns;
-	if ((int64_t)delta_ns < 0) {
+	if (delta_ns >> 63) {	/* now_ns is before the last update (modulo 2^64) */
 		/* The clock went backwards (a CPU whose clock lags): resynchronise. */
 		seqcount_write_begin(&sa->seq);
 		sa->last_update_ns = now_ns;
