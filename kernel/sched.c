@@ -142,6 +142,11 @@ static void tick_stop(struct rq *rq)
  * gives what is known about it and the checker's own backtrace.
  */
 #define WATCHDOG_NS (2ull * NSEC_PER_SEC)
+
+static long long ms_or_never(uint64_t t)
+{
+	return t == TIMER_NEVER ? -1ll : (long long)(t / NSEC_PER_MSEC);
+}
 #define WATCHDOG_CHECK_TICKS 64
 
 static void watchdog_check(const struct rq *self, uint64_t now)
@@ -150,13 +155,18 @@ static void watchdog_check(const struct rq *self, uint64_t now)
 		struct rq *rq = &runqueues[cpu];
 		uint64_t last = READ_ONCE(rq->last_tick_ns);
 		const struct task *curr = READ_ONCE(rq->curr);
+		struct timers_diag td;
 
 		if (rq == self || !((READ_ONCE(sched_cpus_online) >> cpu) & 1u) || READ_ONCE(rq->tick_stopped) ||
 		    last == 0 || now < last || now - last < WATCHDOG_NS)
 			continue;
-		panic("watchdog: cpu%d made no scheduling progress for %llu ms (running %s, tick stalled since %llu ms)",
+		timers_diag(cpu, &td);
+		panic("watchdog: cpu%d made no scheduling progress for %llu ms (running %s, tick stalled since %llu ms; "
+		      "%u timers, next at %lld ms, hardware set for %lld ms, timer interrupt last handled at %llu ms%s, callback 0x%x)",
 		      cpu, (unsigned long long)((now - last) / NSEC_PER_MSEC), curr ? curr->name : "?",
-		      (unsigned long long)(last / NSEC_PER_MSEC));
+		      (unsigned long long)(last / NSEC_PER_MSEC), td.nr, ms_or_never(timers_next_expiry(cpu)),
+		      ms_or_never(td.programmed), (unsigned long long)(td.last_run_ns / NSEC_PER_MSEC),
+		      td.running ? ", still running its callbacks" : "", (unsigned)td.current_fn);
 	}
 }
 
@@ -268,6 +278,8 @@ static void schedule_locked(struct rq *rq)
 	struct sched_entity *se;
 	uint64_t now = arch_now_ns();
 
+	/* A timer callback must not switch: timers_run() would be left half done. */
+	KASSERT_DEBUG(!timers_in_callbacks(rq->cpu));
 	rq->clock = now;
 	if (!prev->is_idle) {
 		update_task_avg(prev, now, true, true);
@@ -374,6 +386,7 @@ static void schedule(bool yield)
 
 void sched_irq_exit(void)
 {
+	KASSERT_DEBUG(!timers_in_callbacks(arch_cpu_id()));	/* timers_run() finished before the IRQ ends */
 	if (this_rq()->need_resched)
 		schedule(false);
 }
@@ -722,6 +735,7 @@ void sched_idle_loop(void)
 
 		arch_irq_save();
 		rq = this_rq();
+		KASSERT_DEBUG(!timers_in_callbacks(rq->cpu));
 		drain_wake_list(rq);
 		if (rq->newidle) {
 			rq->newidle = false;

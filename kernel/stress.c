@@ -236,9 +236,12 @@ static int cmd_stress(int argc, char **argv)
 		for (int cpu = 0; cpu < sched_nr_cpus(); cpu++) {
 			const struct rq *rq = cpu_rq(cpu);
 			const struct task *curr = READ_ONCE(rq->curr);
+			struct timers_diag td;
 
+			timers_diag(cpu, &td);
 			kprintf("stress: cpu%d: running %s (task %u), %u queued, need_resched=%d tick_stopped=%d "
-				"wake_list=%s switches=%llu ticks=%llu last_tick=%llu ms next_timer=%lld ms timers=%u\n",
+				"wake_list=%s switches=%llu ticks=%llu last_tick=%llu ms next_timer=%lld ms timers=%u "
+				"timer_irq=%llu ms%s\n",
 				cpu, curr ? curr->name : "?", curr ? (unsigned)curr->tid : 0u,
 				(unsigned)READ_ONCE(rq->cfs.nr_running), (int)READ_ONCE(rq->need_resched),
 				(int)READ_ONCE(rq->tick_stopped), READ_ONCE(rq->wake_list) ? "busy" : "empty",
@@ -246,7 +249,8 @@ static int cmd_stress(int argc, char **argv)
 				(unsigned long long)(READ_ONCE(rq->last_tick_ns) / NSEC_PER_MSEC),
 				timers_next_expiry(cpu) == TIMER_NEVER ? -1ll :
 				(long long)(timers_next_expiry(cpu) / NSEC_PER_MSEC),
-				timers_nr_pending(cpu));
+				td.nr, (unsigned long long)(td.last_run_ns / NSEC_PER_MSEC),
+				td.running ? " (in callbacks)" : "");
 		}
 		kprintf("stress: FAILED: %d workers never got their tokens\n", lost);
 		return 1;

@@ -1,6 +1,7 @@
 /* Per-CPU timer heaps; see include/kernel/timer.h. */
 #include "kernel/timer.h"
 
+#include "arch/barrier.h"
 #include "arch/cpu.h"
 #include "arch/spinlock.h"
 #include "kernel/panic.h"
@@ -10,6 +11,8 @@ struct timer_base {
 	unsigned int nr;
 	bool running;		/* timers_run() is calling back: it programs at the end */
 	uint64_t programmed;
+	uint64_t last_run_ns;	/* when timers_run() last started (diagnostics) */
+	timer_fn current_fn;	/* the callback being run, if any (diagnostics) */
 	struct timer *heap[TIMERS_PER_CPU];
 };
 
@@ -181,6 +184,22 @@ unsigned int timers_nr_pending(int cpu)
 	return bases[cpu].nr;
 }
 
+bool timers_in_callbacks(int cpu)
+{
+	return READ_ONCE(bases[cpu].running);
+}
+
+void timers_diag(int cpu, struct timers_diag *d)
+{
+	const struct timer_base *b = &bases[cpu];
+
+	d->nr = READ_ONCE(b->nr);
+	d->running = READ_ONCE(b->running);
+	d->programmed = READ_ONCE(b->programmed);
+	d->last_run_ns = READ_ONCE(b->last_run_ns);
+	d->current_fn = (uintptr_t)READ_ONCE(b->current_fn);
+}
+
 void timers_run(uint64_t now)
 {
 	struct timer_base *b = &bases[arch_cpu_id()];
@@ -188,14 +207,17 @@ void timers_run(uint64_t now)
 
 	/* Callbacks re-arm timers (the tick does): program the hardware once, below. */
 	b->running = true;
+	b->last_run_ns = now;
 	while (b->nr && b->heap[0]->expires <= now) {
 		struct timer *t = b->heap[0];
 
 		heap_remove(b, t);
+		b->current_fn = t->fn;
 		spin_unlock_irqrestore(&b->lock, flags);
 		t->fn(t);
 		flags = spin_lock_irqsave(&b->lock);
 	}
+	b->current_fn = 0;
 	b->running = false;
 	/* The hardware fired: whatever is next must be programmed anew. */
 	b->programmed = 0;

@@ -4,6 +4,11 @@ behaviour tests (tests/qemu/test_*.py, functions named test_*). Prints one
 line per test and, last, 'N passed, N failed'. Exit status 1 on any failure.
 
   tests/run.py [-k SUBSTRING] [--host-only] [--qemu-only] [-j N]
+
+A QEMU test marked `exclusive` (decorator in tests/qemu/qemulib.py) runs
+after all the others, alone: one that needs real parallel vCPUs (MTTCG, no
+icount) measures the host as much as the kernel when other QEMUs compete
+for its cores (a descheduled vCPU holding a spinlock stalls the rest).
 """
 import argparse
 import concurrent.futures
@@ -89,20 +94,29 @@ def main():
     if not a.host_only:
         jobs += [(n, run_qemu, (n, f)) for n, f in qemu_tests() if a.k in n]
 
+    shared = [j for j in jobs if not getattr(j[2][-1], "exclusive", False)]
+    alone = [j for j in jobs if getattr(j[2][-1], "exclusive", False)]
     passed = failed = 0
+
+    def report(results):
+        nonlocal passed, failed
+        for case, ok, detail in results:
+            if ok:
+                passed += 1
+                print("PASS %s" % case)
+            else:
+                failed += 1
+                print("FAIL %s" % case)
+                for line in str(detail).splitlines():
+                    print("    %s" % line)
+        sys.stdout.flush()
+
     with concurrent.futures.ThreadPoolExecutor(max_workers=a.j) as ex:
-        futures = [(n, ex.submit(fn, *args)) for n, fn, args in jobs]
+        futures = [(n, ex.submit(fn, *args)) for n, fn, args in shared]
         for n, fut in futures:
-            for case, ok, detail in fut.result():
-                if ok:
-                    passed += 1
-                    print("PASS %s" % case)
-                else:
-                    failed += 1
-                    print("FAIL %s" % case)
-                    for line in str(detail).splitlines():
-                        print("    %s" % line)
-            sys.stdout.flush()
+            report(fut.result())
+    for n, fn, args in alone:
+        report(fn(*args))
     print("%d passed, %d failed" % (passed, failed))
     return 1 if failed or passed == 0 else 0
 

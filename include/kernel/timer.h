@@ -32,12 +32,23 @@ void timers_init_cpu(int cpu);
 void timer_setup(struct timer *t, timer_fn fn, void *arg);
 /* Arm (or re-arm) @t on the calling CPU for absolute time @expires. */
 void timer_arm(struct timer *t, uint64_t expires);
-/* Disarm; returns true if it was pending. Only from the CPU it is on. */
+/* Disarm; returns true if it was pending. From any CPU (the timer's base is locked). */
 bool timer_cancel(struct timer *t);
 bool timer_pending(const struct timer *t);
 /* Earliest expiry on @cpu, or TIMER_NEVER. */
 uint64_t timers_next_expiry(int cpu);
 unsigned int timers_nr_pending(int cpu);
+/* A CPU's timer state, read racily from any CPU, for diagnostics (the watchdog, stress). */
+struct timers_diag {
+	unsigned int nr;	/* pending timers */
+	bool running;		/* inside timers_run() */
+	uint64_t programmed;	/* deadline the hardware was last set for (0: fired, being handled) */
+	uint64_t last_run_ns;	/* when timers_run() last started */
+	uintptr_t current_fn;	/* address of the callback it is in, 0: none */
+};
+void timers_diag(int cpu, struct timers_diag *d);
+/* Is @cpu inside timers_run()'s callbacks? (A callback must not schedule.) */
+bool timers_in_callbacks(int cpu);
 /* Run expired timers of the calling CPU, then reprogram the hardware. */
 void timers_run(uint64_t now);
 

@@ -32,6 +32,12 @@ class Run:
             self.status, self.timed_out, tail)
 
 
+def exclusive(fn):
+    """Mark a test to run alone, after the others (see tests/run.py)."""
+    fn.exclusive = True
+    return fn
+
+
 def boot(board, run=None, append="", stdin_bytes=None, timeout=60, dtb=None,
          until=None, icount=True, smp=None, debug=False, mttcg=False):
     """Boot @board. @run: console commands (autorun, then poweroff).
