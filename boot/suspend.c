@@ -30,6 +30,12 @@ void cpu_pm_save(void)
 	gic_cpu_save(&gic_saved[arch_cpu_id()]);
 }
 
+void cpu_pm_abort(void)
+{
+	/* Nothing was lost; the way down may have turned the CPU interface off. */
+	gic_cpu_restore(&gic_saved[arch_cpu_id()]);
+}
+
 void cpu_pm_resume(void)
 {
 	int cpu = arch_cpu_id();

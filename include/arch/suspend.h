@@ -73,6 +73,8 @@ void cpu_soft_restart(uint32_t entry) __attribute__((noreturn));
 
 /* Before cpu_suspend: what cpu_pm_resume() restores (the GIC's banked state). */
 void cpu_pm_save(void);
+/* cpu_suspend returned non-zero (no power loss): undo what the way down did to the GIC. */
+void cpu_pm_abort(void);
 /* After a real resume (cpu_suspend returned 0): GIC CPU interface, local timer. */
 void cpu_pm_resume(void);
 

@@ -1,0 +1,79 @@
+/*
+ * The warm-boot subcommands of `idle` (kernel/energy_commands.c hands them over):
+ *   idle resume-test [rounds] [psci|reset]   save/restore round trips (include/kernel/power.h)
+ *   idle warmboot [on|off]                   real cluster power-off in the domain states
+ */
+#include <string.h>
+
+#include "kernel/cmdline.h"
+#include "kernel/idle.h"
+#include "kernel/power.h"
+#include "kernel/printk.h"
+#include "kernel/topology.h"
+#include "kernel/warmboot.h"
+
+/* Does any CPU have a state that powers its rail (cluster) down? */
+static bool board_has_cluster_power_down(void)
+{
+	for (int cpu = 0; cpu < sched_topo.nr_cpus; cpu++) {
+		const struct cpu_idle *ci = cpu_idle_of(cpu);
+
+		for (int s = 0; s < ci->nr_states; s++)
+			if (ci->states[s].domain)
+				return true;
+	}
+	return false;
+}
+
+static int resume_test(int argc, char **argv)
+{
+	unsigned long rounds = 10;
+	bool psci = false;
+
+	for (int i = 2; i < argc; i++) {
+		if (strcmp(argv[i], "psci") == 0) {
+			psci = true;
+		} else if (strcmp(argv[i], "reset") == 0) {
+			psci = false;
+		} else if (i == 2 && cmdline_parse_ulong(argv[i], 1, RESUME_TEST_MAX_ROUNDS, &rounds)) {
+			continue;
+		} else {
+			kprintf("error: usage: idle resume-test [rounds 1..%d] [psci|reset]\n", RESUME_TEST_MAX_ROUNDS);
+			return 1;
+		}
+	}
+	if (!board_has_cluster_power_down()) {
+		kprintf("error: idle resume-test: this board has no cluster power-down (no domain idle state in the DT): "
+			"there is no warm-boot path to test\n");
+		return 1;
+	}
+	return platform_resume_test((int)rounds, psci);
+}
+
+static int warmboot(int argc, char **argv)
+{
+	int on;
+
+	if (argc == 3 && (strcmp(argv[2], "on") == 0 || strcmp(argv[2], "off") == 0)) {
+		if (platform_warmboot_set(strcmp(argv[2], "on") == 0) != 0) {
+			kprintf("error: idle warmboot: not supported on this board (power %s: no SPC/CCI or PSCI "
+				"cluster power-down); `idle resume-test` tests the resume path\n", platform_power_name());
+			return 1;
+		}
+	} else if (argc != 2) {
+		kprintf("error: usage: idle warmboot [on|off]\n");
+		return 1;
+	}
+	on = platform_warmboot_get();
+	kprintf("idle: warmboot %s (power %s)\n", on < 0 ? "unsupported" : on ? "on" : "off", platform_power_name());
+	return 0;
+}
+
+int idle_warmboot_command(int argc, char **argv)
+{
+	if (argc >= 2 && strcmp(argv[1], "resume-test") == 0)
+		return resume_test(argc, argv);
+	if (argc >= 2 && strcmp(argv[1], "warmboot") == 0)
+		return warmboot(argc, argv);
+	return -1;
+}
