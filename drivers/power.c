@@ -497,6 +497,29 @@ static bool tc2_init(const struct fdt *fdt, int scc, int cci)
  */
 static volatile bool warmboot_on;
 static bool psci_error_seen;
+/* Per CPU, written by that CPU: cpu_suspend calls, of which resumed after a power loss / returned. */
+static struct { uint64_t entered, resumed, returned; } warm_stats[CONFIG_NR_CPUS];
+
+static void warm_account(int ret)
+{
+	int cpu = (int)read_tpidrprw();
+
+	warm_stats[cpu].entered++;
+	if (ret == 0)
+		warm_stats[cpu].resumed++;
+	else
+		warm_stats[cpu].returned++;
+}
+
+void platform_warmboot_stats(uint64_t *entered, uint64_t *resumed, uint64_t *returned)
+{
+	*entered = *resumed = *returned = 0;
+	for (int cpu = 0; cpu < CONFIG_NR_CPUS; cpu++) {
+		*entered += READ_ONCE(warm_stats[cpu].entered);
+		*resumed += READ_ONCE(warm_stats[cpu].resumed);
+		*returned += READ_ONCE(warm_stats[cpu].returned);
+	}
+}
 
 static uint32_t spc_mmio_read(void *ctx, uint32_t off)
 {
@@ -823,6 +846,7 @@ static void tc2_warm_idle(bool last_man)
 	}
 	cpu_pm_save();
 	ret = cpu_suspend(last_man, tc2_finisher);
+	warm_account(ret);
 	if (ret == 0)
 		cpu_pm_resume();	/* the power was cut: GIC CPU interface and local timer */
 	else
@@ -846,6 +870,7 @@ static void psci_domain_idle(void)
 
 	cpu_pm_save();
 	ret = cpu_suspend(PSCI_PD_CLUSTER, psci_finisher);
+	warm_account(ret);
 	if (ret == 0) {
 		cpu_pm_resume();
 		return;

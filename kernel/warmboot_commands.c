@@ -52,6 +52,7 @@ static int resume_test(int argc, char **argv)
 
 static int warmboot(int argc, char **argv)
 {
+	uint64_t entered, resumed, returned;
 	int on;
 
 	if (argc == 3 && (strcmp(argv[2], "on") == 0 || strcmp(argv[2], "off") == 0)) {
@@ -60,12 +61,17 @@ static int warmboot(int argc, char **argv)
 				"cluster power-down); `idle resume-test` tests the resume path\n", platform_power_name());
 			return 1;
 		}
+		/* Like a PM QoS update: idle CPUs choose their state again, now. */
+		idle_set_latency_limit(idle_latency_limit_ns);
 	} else if (argc != 2) {
 		kprintf("error: usage: idle warmboot [on|off]\n");
 		return 1;
 	}
 	on = platform_warmboot_get();
-	kprintf("idle: warmboot %s (power %s)\n", on < 0 ? "unsupported" : on ? "on" : "off", platform_power_name());
+	platform_warmboot_stats(&entered, &resumed, &returned);
+	kprintf("idle: warmboot %s (power %s) suspends=%llu resumed=%llu returned=%llu\n",
+		on < 0 ? "unsupported" : on ? "on" : "off", platform_power_name(), (unsigned long long)entered,
+		(unsigned long long)resumed, (unsigned long long)returned);
 	return 0;
 }
 

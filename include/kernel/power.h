@@ -24,6 +24,7 @@
 #define KERNEL_POWER_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 struct fdt;
 
@@ -40,6 +41,8 @@ const char *platform_power_name(void);
  */
 int platform_warmboot_set(bool on);
 int platform_warmboot_get(void);
+/* Domain idles that went through cpu_suspend: all, resumed after a power loss, returned (no loss). */
+void platform_warmboot_stats(uint64_t *entered, uint64_t *resumed, uint64_t *returned);
 
 /*
  * `idle resume-test`: @rounds save/restore round trips on the calling CPU
