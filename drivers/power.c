@@ -690,9 +690,6 @@ static struct tc2_down tc2_down_state[CONFIG_NR_CPUS];
 /* The way down: protocol, flush, CCI port off for the last man. IRQs masked. */
 static void tc2_down(struct tc2_down *d, bool last_man)
 {
-	uint32_t st;
-	uint64_t deadline;
-
 	sync_write(&cpu_state[d->cl][d->core], CPU_GOING_DOWN);	/* __mcpm_cpu_going_down */
 	d->all = false;
 	if (last_man) {
@@ -700,6 +697,9 @@ static void tc2_down(struct tc2_down *d, bool last_man)
 		sync_write(&cluster_state[d->cl], CLUSTER_GOING_DOWN);
 		d->all = true;
 		for (uint32_t i = 0; i < TC2_MAX_CORES && d->all; i++) {
+			uint64_t deadline;
+			uint32_t st;
+
 			if (i == d->core)
 				continue;
 			deadline = read_cntpct() + us_to_ticks(d->freq, GOING_DOWN_TIMEOUT_US);
