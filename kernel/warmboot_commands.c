@@ -1,14 +1,17 @@
 /*
  * The warm-boot subcommands of `idle` (kernel/energy_commands.c hands them over):
- *   idle resume-test [rounds] [psci|reset]   save/restore round trips (include/kernel/power.h)
+ *   idle resume-test [rounds] [psci|reset] [cpu<n>]   save/restore round trips (include/kernel/power.h),
+ *                                            on the shell's CPU or in a task pinned to cpu<n>
  *   idle warmboot [on|off]                   real cluster power-off in the domain states
  */
 #include <string.h>
 
+#include "arch/cpu.h"
 #include "kernel/cmdline.h"
 #include "kernel/idle.h"
 #include "kernel/power.h"
 #include "kernel/printk.h"
+#include "kernel/sched.h"
 #include "kernel/topology.h"
 #include "kernel/warmboot.h"
 
@@ -25,20 +28,38 @@ static bool board_has_cluster_power_down(void)
 	return false;
 }
 
+struct resume_test_args {
+	int rounds;
+	bool psci;
+};
+
+/* The test on another CPU: a task pinned there (its exit code is the result). */
+static void resume_test_task(void *arg)
+{
+	const struct resume_test_args *a = arg;
+
+	task_exit(platform_resume_test(a->rounds, a->psci));
+}
+
 static int resume_test(int argc, char **argv)
 {
-	unsigned long rounds = 10;
-	bool psci = false;
+	struct resume_test_args a = { 10, false };
+	unsigned long rounds, cpu = (unsigned long)arch_cpu_id();
+	struct task *t;
 
 	for (int i = 2; i < argc; i++) {
 		if (strcmp(argv[i], "psci") == 0) {
-			psci = true;
+			a.psci = true;
 		} else if (strcmp(argv[i], "reset") == 0) {
-			psci = false;
+			a.psci = false;
 		} else if (i == 2 && cmdline_parse_ulong(argv[i], 1, RESUME_TEST_MAX_ROUNDS, &rounds)) {
+			a.rounds = (int)rounds;
+		} else if (strncmp(argv[i], "cpu", 3) == 0 &&
+			   cmdline_parse_ulong(argv[i] + 3, 0, (unsigned long)sched_topo.nr_cpus - 1, &cpu)) {
 			continue;
 		} else {
-			kprintf("error: usage: idle resume-test [rounds 1..%d] [psci|reset]\n", RESUME_TEST_MAX_ROUNDS);
+			kprintf("error: usage: idle resume-test [rounds 1..%d] [psci|reset] [cpu<n>]\n",
+				RESUME_TEST_MAX_ROUNDS);
 			return 1;
 		}
 	}
@@ -47,7 +68,18 @@ static int resume_test(int argc, char **argv)
 			"there is no warm-boot path to test\n");
 		return 1;
 	}
-	return platform_resume_test((int)rounds, psci);
+	if ((int)cpu == arch_cpu_id())
+		return platform_resume_test(a.rounds, a.psci);
+	if (!((sched_online_mask() >> cpu) & 1u)) {
+		kprintf("error: idle resume-test: cpu%lu is offline\n", cpu);
+		return 1;
+	}
+	t = task_create("resume-test", resume_test_task, &a, 0, 1u << cpu);
+	if (!t) {
+		kprintf("error: idle resume-test: cannot create a task on cpu%lu\n", cpu);
+		return 1;
+	}
+	return task_join(t);
 }
 
 static int warmboot(int argc, char **argv)
