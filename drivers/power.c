@@ -3,17 +3,19 @@
  * through the Serial Power Controller and the CCI-400, or WFI only.
  *
  * Mode: "tc2-spc" when the DT has an SPC ("arm,vexpress-scc": the SPC is at
- * SCC base + 0xb00) and an "arm,cci-400"; "wfi-only" otherwise (QEMU,
- * CoreTile A9x4). WFI-only: every idle is dsb + wfi, the cluster hooks do
+ * SCC base + 0xb00) and an "arm,cci-400"; "psci" with a PSCI node and
+ * enable-method "psci" cpus (QEMU virt: qemu-tc2); "wfi-only" otherwise
+ * (QEMU vexpress, CoreTile A9x4). WFI-only: every idle is dsb + wfi, the cluster hooks do
  * nothing (the rail state machine still accounts the modelled state).
  *
  * TC2 mode follows Linux's arch/arm/mach-vexpress/tc2_pm.c + spc.c,
  * drivers/bus/arm-cci.c and arch/arm/common/mcpm_entry.c:
  *
  *   platform_cluster_power_down(rail)  [last man, rail lock held, caches on]
- *     SPC <cluster>_PWRDN_EN = 1 (ve_spc_powerdown(cluster, true)); the
- *     wake-up IRQ enables of the cluster's CPUs and the global wake-ups in
- *     WAKE_INT_MASK (ve_spc_cpu_wakeup_irq / ve_spc_global_wakeup_irq).
+ *     warm boot on and no CPU of the cluster with a timer pending: the
+ *     global wake-ups in WAKE_INT_MASK (ve_spc_global_wakeup_irq), then
+ *     SPC <cluster>_PWRDN_EN = 1 (ve_spc_powerdown(cluster, true)). Each
+ *     CPU's own wake-up bit and mailbox are set by that CPU (below).
  *   platform_cpu_power_down(cpu, domain, last_man)
  *     !domain: dsb + wfi.
  *     domain:  leave coherency as every CPU does in tc2_pm_down(): clear
@@ -26,7 +28,8 @@
  *     On wake, before caches are used again: CCI snoops/DVM back on if the
  *     cluster's port is off, ACTLR.SMP, SCTLR.C, the A15 L2 prefetch.
  *   platform_cluster_power_up(rail)    [first man, rail lock held]
- *     PWRDN_EN = 0, wake-up enables cleared, CCI port on if still off.
+ *     PWRDN_EN = 0, global wake-ups cleared once no cluster is armed, CCI
+ *     port on if still off.
  *
  * Deviation from the header's wording: the CCI snoops are disabled by the
  * last man inside platform_cpu_power_down(), after its caches are clean,
