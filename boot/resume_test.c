@@ -42,6 +42,17 @@
 #define PSCI_WAKE_NS 20000u		/* psci: the local timer ends QEMU's WFI */
 
 static volatile uint32_t worker_count, worker_stop;
+/* Written by the test's early hook with the MMU and caches off: one line per CPU. */
+static struct {
+	volatile uint32_t v;
+} __attribute__((aligned(64))) early_seen[CONFIG_NR_CPUS];
+#define EARLY_MAGIC 0x5eed0001u
+
+/* cpu_resume's early hook while the test runs (none registered: not a TC2). */
+static void test_early_hook(int cpu)
+{
+	early_seen[cpu].v = EARLY_MAGIC;
+}
 static volatile uint32_t probe_fired;
 
 static void worker_fn(void *arg)
@@ -136,7 +147,8 @@ static const char *ok_str(bool ok)
 int platform_resume_test(int rounds, bool psci)
 {
 	int cpu = arch_cpu_id(), resumed = 0, returned = 0, failed_ret = 0;
-	bool regs = true, vfp = true, stack = true, gic = true, task = true;
+	bool regs = true, vfp = true, stack = true, gic = true, task = true, early = true;
+	bool own_hook = !psci && suspend_early_hook() == NULL;
 	uint64_t min = UINT64_MAX, max = 0, sum = 0;
 	struct timer probe;
 	struct task *w;
@@ -155,6 +167,8 @@ int platform_resume_test(int rounds, bool psci)
 		return 1;
 	}
 	task_sleep_ns(GAP_NS);
+	if (own_hook)
+		suspend_set_early_hook(test_early_hook);
 	timer_setup(&probe, probe_fn, NULL);
 	timer_arm(&probe, clock_ns() + PROBE_DELAY_NS);
 
@@ -164,12 +178,18 @@ int platform_resume_test(int rounds, bool psci)
 		uint32_t seen = worker_count;
 		unsigned long flags = irq_save();
 
+		early_seen[cpu].v = 0;
+		dcache_clean_range(&early_seen[cpu], sizeof(early_seen[cpu]));
 		cpu_pm_save();
 		gic_cpu_save(&before);
 		one_round(psci ? psci_fn : soft_restart_fn, power_state, 0x1000u + (uint32_t)i, &r);
 		if (r.ret == 0) {
 			cpu_pm_resume();
 			resumed++;
+			/* Stored to memory with caches off: drop any cached copy, then read. */
+			write_dcimvac((uint32_t)(uintptr_t)&early_seen[cpu]);
+			dsb();
+			early = early && (!own_hook || early_seen[cpu].v == EARLY_MAGIC);
 		} else {
 			cpu_pm_abort();
 			timers_resume_local();	/* psci_fn programmed its wake-up deadline */
@@ -198,6 +218,8 @@ int platform_resume_test(int rounds, bool psci)
 	worker_stop = 1;
 	task_join(w);
 	timer_cancel(&probe);
+	if (own_hook)
+		suspend_set_early_hook(NULL);
 
 	if (!psci) {
 		/* What the cache flush alone costs, to split the round trip: flush, then rejoin. */
@@ -230,9 +252,9 @@ int platform_resume_test(int rounds, bool psci)
 				"(QEMU implements it as WFI): cpu_resume was not entered\n", returned);
 	}
 	kprintf("idle: resume-test cpu%d mode=%s rounds=%d resumed=%d returned=%d rt_ns_min=%llu rt_ns_avg=%llu "
-		"rt_ns_max=%llu regs=%s vfp=%s stack=%s gic=%s task=%s timer=%s\n",
+		"rt_ns_max=%llu regs=%s vfp=%s stack=%s gic=%s task=%s timer=%s early_hook=%s\n",
 		cpu, psci ? "psci" : "reset", rounds, resumed, returned, (unsigned long long)min,
 		(unsigned long long)(sum / (uint64_t)rounds), (unsigned long long)max, ok_str(regs), ok_str(vfp), ok_str(stack),
-		ok_str(gic), ok_str(task), ok_str(probe_fired != 0));
-	return regs && vfp && stack && gic && task && probe_fired && (psci || resumed == rounds) ? 0 : 1;
+		ok_str(gic), ok_str(task), ok_str(probe_fired != 0), !own_hook ? "n/a" : ok_str(early));
+	return regs && vfp && stack && gic && task && early && probe_fired && (psci || resumed == rounds) ? 0 : 1;
 }

@@ -25,6 +25,11 @@ void suspend_set_early_hook(resume_early_fn fn)
 	dcache_clean_range(&resume_early_hook, sizeof(resume_early_hook));
 }
 
+resume_early_fn suspend_early_hook(void)
+{
+	return resume_early_hook;
+}
+
 void cpu_pm_save(void)
 {
 	gic_cpu_save(&gic_saved[arch_cpu_id()]);

@@ -687,6 +687,7 @@ struct tc2_down {
 	uint32_t cl, core, freq, l2pf;
 	uintptr_t port, cci;
 	bool all, a15;
+	bool valid;		/* tc2_down() ran: the early hook has a way up to take */
 } __attribute__((aligned(SYNC_LINE)));
 static struct tc2_down tc2_down_state[CONFIG_NR_CPUS];
 
@@ -728,6 +729,7 @@ static void tc2_down(struct tc2_down *d, bool last_man)
 		write_a15_l2pfr(A15_L2PF_DISABLE);
 	}
 	/* The descriptor is needed after a power loss: to memory before the flush turns C off. */
+	d->valid = true;
 	dcache_clean_range(d, sizeof(*d));
 	cpu_exit_coherency_flush(d->all);
 	if (d->all) {
@@ -809,6 +811,7 @@ static void tc2_domain_idle(bool last_man)
 	wfi();
 	tc2_up_uncached(d);
 	enter_coherency();
+	d->valid = false;
 	tc2_up_report(d);
 }
 
@@ -817,7 +820,13 @@ static void tc2_resume_early(int cpu)
 {
 	struct tc2_down *d = &tc2_down_state[cpu];
 
-	/* Written with caches on and cleaned in tc2_down(); the cluster's caches were lost. */
+	/*
+	 * Written with caches on and cleaned in tc2_down(); the cluster's caches
+	 * were lost. A CPU that never went down through tc2_down() (`idle
+	 * resume-test` on a TC2) has nothing to rejoin.
+	 */
+	if (d->freq == 0 || !d->valid)
+		return;
 	tc2_up_uncached(d);
 }
 
@@ -855,6 +864,7 @@ static void tc2_warm_idle(bool last_man)
 	else
 		cpu_pm_abort();		/* only the CPU interface was turned off */
 	spc_cpu(d->a15, d->core, false);	/* tc2_pm_cpu_is_up */
+	d->valid = false;
 	tc2_up_report(d);
 }
 

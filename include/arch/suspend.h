@@ -62,6 +62,7 @@ extern char cpu_resume[];
  */
 typedef void (*resume_early_fn)(int cpu);
 void suspend_set_early_hook(resume_early_fn fn);
+resume_early_fn suspend_early_hook(void);
 
 /*
  * For tests of the resume path on machines that cannot cut power: clean and
