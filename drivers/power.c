@@ -76,7 +76,8 @@
  *
  * psci mode (a PSCI node, cpus with enable-method "psci", no SPC/CCI): with
  * warm boot on, a domain state is PSCI CPU_SUSPEND(cluster power-down,
- * cpu_resume); the firmware does the cache and coherency work.
+ * cpu_resume), or the core power-down if the firmware refuses affinity
+ * levels; the firmware does the cache and coherency work.
  */
 #include "kernel/power.h"
 
@@ -877,15 +878,29 @@ static int psci_finisher(uint32_t power_state)
 	return err == PSCI_SUCCESS ? 1 : err;
 }
 
+/*
+ * The power_state asked for in a domain state: the cluster power-down
+ * (original format, affinity level 1); a firmware that refuses affinity
+ * levels (QEMU virt) gets the core power-down instead (level 0), said once.
+ */
+static uint32_t psci_state = PSCI_PD_CLUSTER;
+
 static void psci_domain_idle(void)
 {
+	uint32_t state = psci_state;
 	int ret;
 
 	cpu_pm_save();
-	ret = cpu_suspend(PSCI_PD_CLUSTER, psci_finisher);
+	ret = cpu_suspend(state, psci_finisher);
 	warm_account(ret);
 	if (ret == 0) {
 		cpu_pm_resume();
+		return;
+	}
+	if (ret == PSCI_INVALID_PARAMS && state == PSCI_PD_CLUSTER) {
+		if (__sync_bool_compare_and_swap(&psci_state, PSCI_PD_CLUSTER, PSCI_PD_CORE))
+			kprintf("power: psci: CPU_SUSPEND(0x%08x) failed: %s; using the core power-down state 0x%08x\n",
+				(unsigned)state, psci_strerror(ret), (unsigned)PSCI_PD_CORE);
 		return;
 	}
 	if (ret < 0) {
@@ -894,8 +909,8 @@ static void psci_domain_idle(void)
 		idle_local_timer_stops = false;
 		if (!psci_error_seen) {
 			psci_error_seen = true;
-			kprintf("power: psci: CPU_SUSPEND(0x%08x) failed: %s; warm boot off\n",
-				(unsigned)PSCI_PD_CLUSTER, psci_strerror(ret));
+			kprintf("power: psci: CPU_SUSPEND(0x%08x) failed: %s; warm boot off\n", (unsigned)state,
+				psci_strerror(ret));
 		}
 	}
 }
