@@ -127,3 +127,18 @@ def test_warmboot_switch():
     r = boot("vexpress-a15", run="idle warmboot on; idle warmboot", timeout=60)
     assert r.status == 0, r
     assert "error: idle warmboot: not supported on this board (power wfi-only" in r.output, r
+
+
+def test_resume_test_on_secondary_cpus():
+    # cpu_resume finds the save area from MPIDR: the A7-cluster CPUs (vexpress-a15 cpu3 is
+    # MPIDR 0x101) and the last CPU of qemu-tc2 take the same path.
+    for board, cpus in (("qemu-tc2", (1, 2, 4)), ("vexpress-a15", (1, 2, 3))):
+        run = "; ".join("idle resume-test 4 cpu%d" % c for c in cpus) + "; idle resume-test 1 cpu9; uptime"
+        r = boot(board, run=run, timeout=90)
+        assert r.status == 0, r
+        res = results(r.output)
+        assert [x["cpu"] for x in res] == list(cpus), r
+        for x in res:
+            assert x["resumed"] == 4 and x["returned"] == 0, (x, r)
+            assert_all_ok(x, r)
+        assert "error: usage: idle resume-test [rounds 1..10000] [psci|reset] [cpu<n>]" in r.output, r
