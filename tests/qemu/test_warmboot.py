@@ -130,8 +130,9 @@ def test_warmboot_switch():
 
 
 def test_resume_test_on_secondary_cpus():
-    # cpu_resume finds the save area from MPIDR: the A7-cluster CPUs (vexpress-a15 cpu3 is
-    # MPIDR 0x101) and the last CPU of qemu-tc2 take the same path.
+    # cpu_resume finds the save area from MPIDR through boot_cpu_hwid[]: secondaries of both
+    # clusters take the same path. (QEMU numbers MPIDRs flat, 0..N-1: the TC2's 0x100-0x102
+    # affinity values are only exercised on the board.)
     for board, cpus in (("qemu-tc2", (1, 2, 4)), ("vexpress-a15", (1, 2, 3))):
         run = "; ".join("idle resume-test 4 cpu%d" % c for c in cpus) + "; idle resume-test 1 cpu9; uptime"
         r = boot(board, run=run, timeout=90)
