@@ -143,3 +143,17 @@ def test_resume_test_on_secondary_cpus():
             assert x["resumed"] == 4 and x["returned"] == 0, (x, r)
             assert_all_ok(x, r)
         assert "error: usage: idle resume-test [rounds 1..10000] [psci|reset] [cpu<n>]" in r.output, r
+
+
+def test_warmboot_bootarg():
+    r = boot("qemu-tc2", append="warmboot=on", run="idle warmboot", timeout=60)
+    assert r.status == 0, r
+    assert "power: warm boot on (bootargs)" in r.output, r
+    assert re.search(r"^idle: warmboot on \(power psci\) suspends=\d+ ", r.output, re.M), r
+    r = boot("qemu-tc2", append="warmboot=maybe", run="idle warmboot", timeout=60)
+    assert r.status == 0, r
+    assert "bootargs: warmboot=maybe is not on or off; ignored" in r.output, r
+    assert "idle: warmboot off (power psci)" in r.output, r
+    r = boot("vexpress-a9", append="warmboot=on", run="uptime", timeout=60)
+    assert r.status == 0, r
+    assert "bootargs: warmboot=on: no warm-boot path on this board (power wfi-only); ignored" in r.output, r
