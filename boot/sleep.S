@@ -105,6 +105,21 @@ cpu_resume:
 	cmp	r0, #0
 	beq	cpu_park			/* nothing saved: a stray warm reset */
 	bl	v7_invalidate_l1		/* random after a real power-up (A9); clean here anyway */
+	/*
+	 * Before any C code (the early hook): vectors, CPU identity, and VFP on
+	 * (hard-float code may use it; a reset leaves it off).
+	 */
+	ldr	r0, [r9, #CTX_VBAR]
+	mcr	p15, 0, r0, c12, c0, 0
+	ldr	r0, [r9, #CTX_TPIDRPRW]
+	mcr	p15, 0, r0, c13, c0, 4
+	ldr	r0, [r9, #CTX_CPACR]
+	mcr	p15, 0, r0, c1, c0, 2
+	isb
+	ldr	r0, [r9, #CTX_FPEXC]
+	vmsr	fpexc, r0
+	ldr	r0, [r9, #CTX_FPSCR]
+	vmsr	fpscr, r0
 	ldr	sp, [r9, #CTX_SP]
 	ldr	r1, =resume_early_hook
 	ldr	r1, [r1]
@@ -141,24 +156,13 @@ cpu_resume:
 	mcr	p15, 0, r0, c1, c0, 0		/* MMU, caches, as saved */
 	isb
 
-	/* MMU on. Mode stacks, vectors, CPU identity, VFP. */
+	/* MMU on. Mode stacks, user thread IDs, the callee-saved VFP registers. */
 	mov	r0, r8
 	bl	setup_cpu_stacks		/* ends in SVC; clobbers r1-r3 */
-	ldr	r0, [r9, #CTX_VBAR]
-	mcr	p15, 0, r0, c12, c0, 0
-	ldr	r0, [r9, #CTX_TPIDRPRW]
-	mcr	p15, 0, r0, c13, c0, 4
 	ldr	r0, [r9, #CTX_TPIDRURW]
 	mcr	p15, 0, r0, c13, c0, 2
 	ldr	r0, [r9, #CTX_TPIDRURO]
 	mcr	p15, 0, r0, c13, c0, 3
-	ldr	r0, [r9, #CTX_CPACR]
-	mcr	p15, 0, r0, c1, c0, 2
-	isb
-	ldr	r0, [r9, #CTX_FPEXC]
-	vmsr	fpexc, r0
-	ldr	r0, [r9, #CTX_FPSCR]
-	vmsr	fpscr, r0
 	add	r0, r9, #CTX_D8
 	vldmia	r0, {d8-d15}
 	ldr	sp, [r9, #CTX_SP]

@@ -22,8 +22,9 @@
  * cpu_resume: the physical entry point (== its address: the map is flat).
  *   Entered with MMU and caches off, in SVC, HYP (dropped) or with any
  *   register contents. Finds the save area from MPIDR through
- *   boot_cpu_hwid[], invalidates its L1 D-cache, runs the optional
- *   early hook (caches off: CCI port back on), restores CP15 with the MMU
+ *   boot_cpu_hwid[], invalidates its L1 D-cache, restores VBAR, TPIDRPRW
+ *   and VFP access, runs the optional early hook (MMU and caches off: the
+ *   CCI port back on), restores CP15 with the MMU
  *   and caches on exactly as the CPU had them (the identity map is still
  *   in memory: it is the one secondaries enable), the mode stacks, VFP,
  *   and returns 0 from cpu_suspend. A CPU with no valid save area parks.
