@@ -538,6 +538,7 @@ static void spc_mmio_write(void *ctx, uint32_t off, uint32_t v)
 static struct spc_io spc_io;
 
 static void tc2_resume_early(int cpu);
+static void psci_states_init_dt(const struct fdt *fdt);
 
 /* All CPUs' cpu nodes say enable-method = "psci" (the DT's choice of firmware interface). */
 static bool dt_cpus_use_psci(const struct fdt *fdt)
@@ -575,6 +576,7 @@ void platform_power_init_dt(const struct fdt *fdt)
 		}
 	} else if (psci_present() && dt_cpus_use_psci(fdt)) {
 		mode = MODE_PSCI;
+		psci_states_init_dt(fdt);
 		kprintf("power: psci: domain states may use CPU_SUSPEND (warm boot off: `idle warmboot on`)\n");
 	} else {
 		kprintf("power: wfi-only (no TC2 SPC and CCI-400 in the device tree)\n");
@@ -883,11 +885,42 @@ static int psci_finisher(uint32_t power_state)
  * (original format, affinity level 1); a firmware that refuses affinity
  * levels (QEMU virt) gets the core power-down instead (level 0), said once.
  */
-static uint32_t psci_state = PSCI_PD_CLUSTER;
+static uint32_t psci_state[MAX_RAILS];
 
-static void psci_domain_idle(void)
+/*
+ * Each rail's power_state: its power domain's first domain-idle-states node's
+ * "arm,psci-suspend-param" (the standard binding), else PSCI_PD_CLUSTER. The
+ * rails are numbered as kernel/idle_dt.c numbers them (distinct
+ * power-domains in CPU order), as tc2_init() does.
+ */
+static void psci_states_init_dt(const struct fdt *fdt)
 {
-	uint32_t state = psci_state;
+	struct dt_cpu cpu[MAX_DT_CPUS];
+	int key[MAX_RAILS], nkeys = 0, n = dt_cpus(fdt, cpu, MAX_DT_CPUS);
+
+	for (int r = 0; r < MAX_RAILS; r++)
+		psci_state[r] = PSCI_PD_CLUSTER;
+	for (int i = 0; i < n; i++) {
+		uint32_t ph, param;
+		int r, st;
+
+		for (r = 0; r < nkeys && key[r] != cpu[i].rail_key; r++)
+			;
+		if (r < nkeys || nkeys == MAX_RAILS)
+			continue;
+		key[nkeys++] = cpu[i].rail_key;
+		if (cpu[i].rail_key < 0 || fdt_prop_cell(fdt, cpu[i].rail_key, "domain-idle-states", 0, &ph) != 0)
+			continue;
+		st = fdt_node_by_phandle(fdt, ph);
+		if (st >= 0 && fdt_prop_u32(fdt, st, "arm,psci-suspend-param", &param) == 0)
+			psci_state[r] = param;
+	}
+}
+
+static void psci_domain_idle(int cpu)
+{
+	int rail = cpu_idle_of(cpu)->rail;
+	uint32_t state = rail >= 0 && rail < MAX_RAILS ? psci_state[rail] : PSCI_PD_CLUSTER;
 	int ret;
 
 	cpu_pm_save();
@@ -898,7 +931,8 @@ static void psci_domain_idle(void)
 		return;
 	}
 	if (ret == PSCI_INVALID_PARAMS && state == PSCI_PD_CLUSTER) {
-		if (__sync_bool_compare_and_swap(&psci_state, PSCI_PD_CLUSTER, PSCI_PD_CORE))
+		if (rail >= 0 && rail < MAX_RAILS &&
+		    __sync_bool_compare_and_swap(&psci_state[rail], PSCI_PD_CLUSTER, PSCI_PD_CORE))
 			kprintf("power: psci: CPU_SUSPEND(0x%08x) failed: %s; using the core power-down state 0x%08x\n",
 				(unsigned)state, psci_strerror(ret), (unsigned)PSCI_PD_CORE);
 		return;
@@ -917,7 +951,7 @@ static void psci_domain_idle(void)
 
 void platform_cpu_power_down(int cpu, bool domain, bool last_man)
 {
-	(void)cpu;	/* the hardware identity comes from MPIDR, as in tc2_pm_down() */
+	/* TC2: the hardware identity comes from MPIDR, as in tc2_pm_down(). */
 	if (mode == MODE_TC2 && domain) {
 		if (READ_ONCE(warmboot_on))
 			tc2_warm_idle(last_man);
@@ -926,7 +960,7 @@ void platform_cpu_power_down(int cpu, bool domain, bool last_man)
 		return;
 	}
 	if (mode == MODE_PSCI && domain && READ_ONCE(warmboot_on)) {
-		psci_domain_idle();
+		psci_domain_idle(cpu);
 		return;
 	}
 	/* WFI-only, or a shallow state: IRQs are masked, a pending one ends the WFI. */
