@@ -42,4 +42,28 @@
 #define TRAP_RESERVED 5
 #define TRAP_FIQ 6
 
+/*
+ * struct suspend_ctx layout (include/arch/suspend.h): one per CPU, 128
+ * bytes, read by cpu_resume with the MMU and caches off.
+ */
+#define CTX_SP 0
+#define CTX_CPSR 4
+#define CTX_SCTLR 8
+#define CTX_ACTLR 12
+#define CTX_TTBR0 16
+#define CTX_TTBR1 20
+#define CTX_TTBCR 24
+#define CTX_DACR 28
+#define CTX_CONTEXTIDR 32
+#define CTX_TPIDRURW 36
+#define CTX_TPIDRURO 40
+#define CTX_TPIDRPRW 44
+#define CTX_VBAR 48
+#define CTX_CPACR 52
+#define CTX_FPEXC 56
+#define CTX_FPSCR 60
+#define CTX_D8 64	/* d8-d15, the AAPCS callee-saved VFP registers */
+#define CTX_SHIFT 7
+#define CTX_SIZE (1 << CTX_SHIFT)
+
 #endif

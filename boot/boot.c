@@ -163,6 +163,22 @@ static void parse_sched_bootargs(void)
 	sched_hz = (unsigned int)hz;
 }
 
+/* warmboot=on|off: the warm-boot path's initial state (`idle warmboot`; off is the way out if a real power-off hangs). */
+static void parse_warmboot_bootarg(void)
+{
+	const char *v = bootargs_get(&bootargs, "warmboot");
+
+	if (!v)
+		return;
+	if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0)
+		kprintf("bootargs: warmboot=%s is not on or off; ignored\n", v);
+	else if (platform_warmboot_set(strcmp(v, "on") == 0) != 0)
+		kprintf("bootargs: warmboot=%s: no warm-boot path on this board (power %s); ignored\n", v,
+			platform_power_name());
+	else
+		kprintf("power: warm boot %s (bootargs)\n", v);
+}
+
 void boot_main(uintptr_t dtb)
 {
 	static const struct shell_io io = { console_shell_write, NULL };
@@ -197,6 +213,7 @@ void boot_main(uintptr_t dtb)
 	idle_init_dt(&fdt);
 	sched_cpu_online(0);
 	platform_power_init_dt(&fdt);
+	parse_warmboot_bootarg();
 	energy_init_dt(&fdt);
 	kprintf("memory: %u MiB, timer: %s at %u Hz\n", (unsigned)(mmu_ram_bytes() >> 20),
 		timer_name(), (unsigned)timer_freq());

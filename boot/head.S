@@ -89,7 +89,8 @@ cpu_park:
 1:	wfi
 	b	1b
 
-/* If entered in HYP mode (U-Boot with non-secure boot), drop to SVC. */
+/* If entered in HYP mode (U-Boot with non-secure boot), drop to SVC. Also used by cpu_resume. */
+	.global leave_hyp
 leave_hyp:
 	mrs	r4, cpsr
 	and	r5, r4, #MODE_MASK
@@ -102,7 +103,8 @@ leave_hyp:
 	msr	elr_hyp, lr
 	eret
 
-/* MMU and D-cache off (the protocol says so; be sure). I-cache may stay. */
+/* MMU and D-cache off (the protocol says so; be sure). I-cache may stay. Clobbers r4. */
+	.global mmu_caches_off
 mmu_caches_off:
 	mrc	p15, 0, r4, c1, c0, 0
 	bic	r4, r4, #(SCTLR_M | SCTLR_C)

@@ -1,6 +1,8 @@
 /* Identity-mapped short-descriptor translation table; see boot/mmu.h. */
 #include "boot/mmu.h"
 
+#include <stdbool.h>
+
 #include "arch/arm.h"
 #include "kernel/fdt.h"
 #include "kernel/panic.h"
@@ -199,4 +201,79 @@ void dcache_clean_range(const void *start, unsigned long len)
 	for (; a < end; a += line)
 		write_dccmvac((uint32_t)a);
 	dsb();
+}
+
+/*
+ * Linux v7_exit_coherency_flush(louis | all), arch/arm/include/asm/cacheflush.h,
+ * with the set/way loop of v7_flush_dcache_all/_louis (arch/arm/mm/cache-v7.S;
+ * ARM ARM B4.2.1 CLIDR, CCSIDR, CSSELR, DCCISW):
+ *   SCTLR.C = 0 (no new allocations), isb;
+ *   for each data/unified level below LoC (all) or LoUIS (louis):
+ *     DCCISW every set and way;
+ *   ACTLR.SMP = 0 (leave coherency), isb, dsb.
+ * One asm block with no memory accesses between clearing C and the end of
+ * the flush: a stack store there would go to memory under a dirty line.
+ */
+void cpu_exit_coherency_flush(bool all)
+{
+	/* CLIDR LoC is [26:24], LoUIS [23:21]: shift so that "& 0xe" gives level * 2. */
+	uint32_t lim = all ? 23 : 20;
+	uint32_t tmp, clidr, lvl, lshift, way, wshift, nsets, set, op;
+
+	__asm__ volatile(
+		"mrc	p15, 0, %[tmp], c1, c0, 0\n\t"		/* SCTLR */
+		"bic	%[tmp], %[tmp], #4\n\t"			/* C */
+		"mcr	p15, 0, %[tmp], c1, c0, 0\n\t"
+		"isb\n\t"
+		"dmb\n\t"
+		"mrc	p15, 1, %[clidr], c0, c0, 1\n\t"	/* CLIDR */
+		"lsr	%[lim], %[clidr], %[lim]\n\t"
+		"ands	%[lim], %[lim], #0xe\n\t"		/* last level * 2 */
+		"beq	5f\n\t"
+		"mov	%[lvl], #0\n"				/* level * 2, as CSSELR wants it */
+		"1:\n\t"
+		"add	%[tmp], %[lvl], %[lvl], lsr #1\n\t"	/* level * 3 */
+		"lsr	%[tmp], %[clidr], %[tmp]\n\t"
+		"and	%[tmp], %[tmp], #7\n\t"			/* Ctype<level> */
+		"cmp	%[tmp], #2\n\t"
+		"blt	4f\n\t"					/* no cache or I-cache only */
+		"mcr	p15, 2, %[lvl], c0, c0, 0\n\t"		/* CSSELR: data/unified, this level */
+		"isb\n\t"
+		"mrc	p15, 1, %[tmp], c0, c0, 0\n\t"		/* CCSIDR */
+		"and	%[lshift], %[tmp], #7\n\t"
+		"add	%[lshift], %[lshift], #4\n\t"		/* log2(line bytes) */
+		"movw	%[way], #0x3ff\n\t"
+		"ands	%[way], %[way], %[tmp], lsr #3\n\t"	/* associativity - 1 */
+		"clz	%[wshift], %[way]\n\t"			/* way field position */
+		"movw	%[nsets], #0x7fff\n\t"
+		"and	%[nsets], %[nsets], %[tmp], lsr #13\n"	/* sets - 1 */
+		"2:\n\t"
+		"mov	%[set], %[nsets]\n"
+		"3:\n\t"
+		"orr	%[op], %[lvl], %[way], lsl %[wshift]\n\t"
+		"orr	%[op], %[op], %[set], lsl %[lshift]\n\t"
+		"mcr	p15, 0, %[op], c7, c14, 2\n\t"		/* DCCISW */
+		"subs	%[set], %[set], #1\n\t"
+		"bge	3b\n\t"
+		"subs	%[way], %[way], #1\n\t"
+		"bge	2b\n"
+		"4:\n\t"
+		"add	%[lvl], %[lvl], #2\n\t"
+		"cmp	%[lim], %[lvl]\n\t"
+		"bgt	1b\n"
+		"5:\n\t"
+		"mov	%[tmp], #0\n\t"
+		"mcr	p15, 2, %[tmp], c0, c0, 0\n\t"		/* CSSELR back to L1 */
+		"dsb\n\t"
+		"isb\n\t"
+		"mrc	p15, 0, %[tmp], c1, c0, 1\n\t"		/* ACTLR */
+		"bic	%[tmp], %[tmp], #0x40\n\t"		/* SMP */
+		"mcr	p15, 0, %[tmp], c1, c0, 1\n\t"
+		"isb\n\t"
+		"dsb"
+		: [lim] "+&r"(lim), [tmp] "=&r"(tmp), [clidr] "=&r"(clidr), [lvl] "=&r"(lvl),
+		  [lshift] "=&r"(lshift), [way] "=&r"(way), [wshift] "=&r"(wshift),
+		  [nsets] "=&r"(nsets), [set] "=&r"(set), [op] "=&r"(op)
+		:
+		: "cc", "memory");
 }

@@ -196,6 +196,56 @@ void gic_handle_irq(void)
 	}
 }
 
+/*
+ * The way down to a power-down state (Linux gic_cpu_if_down()): the CPU
+ * interface stops signalling IRQs to the core, so WFI no longer completes
+ * behind the power controller's back; the GIC still presents them to the
+ * power controller as wake-up requests (TC2: nIRQOUT to the SPC). Only the
+ * enable bits (Group 0/1) are cleared; the bypass-disable bits stay.
+ */
+void gic_cpu_if_down(void)
+{
+	mmio_write32(gicc + GICC_CTLR, mmio_read32(gicc + GICC_CTLR) & ~0x3u);
+}
+
+/*
+ * Banked per-CPU state (ARM IHI 0048B, 4.3: SGI/PPI enables and priorities
+ * are banked per CPU interface; 4.4: CTLR, PMR, BPR), for a power-down that
+ * loses it. ITARGETSR0-7 are read-only; the SGI pending state is dropped
+ * (an IPI sent while the CPU was down woke it through the power controller
+ * and is re-sent by whoever needs it: the scheduler re-checks its queues).
+ */
+void gic_cpu_save(struct gic_cpu_state *st)
+{
+	st->enable = mmio_read32(gicd + GICD_ISENABLER);
+	for (unsigned i = 0; i < 8; i++)
+		st->prio[i] = mmio_read32(gicd + GICD_IPRIORITYR + 4 * i);
+	st->ctlr = mmio_read32(gicc + GICC_CTLR);
+	st->pmr = mmio_read32(gicc + GICC_PMR);
+	st->bpr = mmio_read32(gicc + GICC_BPR);
+}
+
+void gic_cpu_restore(const struct gic_cpu_state *st)
+{
+	mmio_write32(gicd + GICD_ICENABLER, ~st->enable);
+	for (unsigned i = 0; i < 8; i++)
+		mmio_write32(gicd + GICD_IPRIORITYR + 4 * i, st->prio[i]);
+	mmio_write32(gicd + GICD_ISENABLER, st->enable);
+	mmio_write32(gicc + GICC_PMR, st->pmr);
+	mmio_write32(gicc + GICC_BPR, st->bpr);
+	mmio_write32(gicc + GICC_CTLR, st->ctlr);
+}
+
+/* What a power cycle of the CPU interface leaves (reset values): for tests of the restore. */
+void gic_cpu_clobber(void)
+{
+	gic_cpu_if_down();
+	mmio_write32(gicc + GICC_PMR, 0);
+	mmio_write32(gicd + GICD_ICENABLER, ~0u);
+	for (unsigned i = 0; i < 8; i++)
+		mmio_write32(gicd + GICD_IPRIORITYR + 4 * i, 0);
+}
+
 unsigned int gic_nr_irqs(void)
 {
 	return nr_irqs;

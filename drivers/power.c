@@ -3,17 +3,19 @@
  * through the Serial Power Controller and the CCI-400, or WFI only.
  *
  * Mode: "tc2-spc" when the DT has an SPC ("arm,vexpress-scc": the SPC is at
- * SCC base + 0xb00) and an "arm,cci-400"; "wfi-only" otherwise (QEMU,
- * CoreTile A9x4). WFI-only: every idle is dsb + wfi, the cluster hooks do
+ * SCC base + 0xb00) and an "arm,cci-400"; "psci" with a PSCI node and
+ * enable-method "psci" cpus (QEMU virt: qemu-tc2); "wfi-only" otherwise
+ * (QEMU vexpress, CoreTile A9x4). WFI-only: every idle is dsb + wfi, the cluster hooks do
  * nothing (the rail state machine still accounts the modelled state).
  *
  * TC2 mode follows Linux's arch/arm/mach-vexpress/tc2_pm.c + spc.c,
  * drivers/bus/arm-cci.c and arch/arm/common/mcpm_entry.c:
  *
  *   platform_cluster_power_down(rail)  [last man, rail lock held, caches on]
- *     SPC <cluster>_PWRDN_EN = 1 (ve_spc_powerdown(cluster, true)); the
- *     wake-up IRQ enables of the cluster's CPUs and the global wake-ups in
- *     WAKE_INT_MASK (ve_spc_cpu_wakeup_irq / ve_spc_global_wakeup_irq).
+ *     warm boot on and no CPU of the cluster with a timer pending: the
+ *     global wake-ups in WAKE_INT_MASK (ve_spc_global_wakeup_irq), then
+ *     SPC <cluster>_PWRDN_EN = 1 (ve_spc_powerdown(cluster, true)). Each
+ *     CPU's own wake-up bit and mailbox are set by that CPU (below).
  *   platform_cpu_power_down(cpu, domain, last_man)
  *     !domain: dsb + wfi.
  *     domain:  leave coherency as every CPU does in tc2_pm_down(): clear
@@ -26,7 +28,8 @@
  *     On wake, before caches are used again: CCI snoops/DVM back on if the
  *     cluster's port is off, ACTLR.SMP, SCTLR.C, the A15 L2 prefetch.
  *   platform_cluster_power_up(rail)    [first man, rail lock held]
- *     PWRDN_EN = 0, wake-up enables cleared, CCI port on if still off.
+ *     PWRDN_EN = 0, global wake-ups cleared once no cluster is armed, CCI
+ *     port on if still off.
  *
  * Deviation from the header's wording: the CCI snoops are disabled by the
  * last man inside platform_cpu_power_down(), after its caches are clean,
@@ -52,15 +55,29 @@
  * if it is DOWN - all with its caches still off. This is
  * __mcpm_outbound_enter_critical() reduced to the WFI-returns case.
  *
- * NOT COVERED: if the SPC really cuts the cluster's power (all its CPUs in WFI with PWRDN_EN
- * set), the CPUs restart from reset through the boot firmware; Linux then
- * enters mcpm_entry_point via the SPC mailboxes A15_BX_ADDR0 (0x68) /
- * A7_BX_ADDR0 (0x78) and restores the CPU context (cpu_suspend). This
- * kernel has no warm-boot entry, so here the code after WFI only runs when
- * the WFI ends without a power cycle (an IRQ before power-off). Linux also
- * turns the GIC CPU interface off (gic_cpu_if_down) so that only the SPC
- * wakes the CPU; the contract here is that a pending IRQ ends the WFI, so
- * the GIC interface stays on.
+ * Warm boot (include/arch/suspend.h, kernel/warmboot.h), when `idle
+ * warmboot` is on (the default in tc2-spc mode): every CPU entering a
+ * domain state goes down through cpu_suspend(): its finisher writes the
+ * CPU's SPC mailbox (A15_BX_ADDR0 / A7_BX_ADDR0 + 4 * core) with cpu_resume,
+ * sets its SPC wake-up bit and turns its GIC CPU interface off (Linux
+ * tc2_pm_cpu_suspend_prepare / tc2_pm_cpu_powerdown_prepare), then runs the
+ * protocol above and WFI. The last man arms PWRDN_EN and the global
+ * wake-ups only if no CPU of the cluster has a local timer pending (no
+ * broadcast timer: kernel/warmboot.h), and the idle path keeps a CPU with a
+ * pending timer out of local-timer-stop states (idle_local_timer_stops).
+ * If the power is cut, the firmware restarts the CPU at cpu_resume, whose
+ * early hook (caches off) is the wake-up half of the protocol (CCI port
+ * back on); cpu_suspend then returns 0 and cpu_pm_resume() restores the GIC
+ * and the local timer. If WFI returns instead (an IRQ came first), the
+ * finisher undoes its steps and returns: nothing was lost.
+ * UNVERIFIED without a real TC2: the firmware's use of the mailboxes, the
+ * SPC waking a CPU whose GIC CPU interface is off, the CCI sequencing on a
+ * real power cycle, the exit latencies (docs/hardware.md).
+ *
+ * psci mode (a PSCI node, cpus with enable-method "psci", no SPC/CCI): with
+ * warm boot on, a domain state is PSCI CPU_SUSPEND(cluster power-down,
+ * cpu_resume), or the core power-down if the firmware refuses affinity
+ * levels; the firmware does the cache and coherency work.
  */
 #include "kernel/power.h"
 
@@ -70,10 +87,18 @@
 #include <string.h>
 
 #include "arch/arm.h"
+#include "arch/barrier.h"
 #include "arch/spinlock.h"
+#include "arch/suspend.h"
+#include "drivers/gic.h"
+#include "drivers/psci.h"
 #include "kernel/fdt.h"
 #include "kernel/format.h"
+#include "kernel/idle.h"
 #include "kernel/printk.h"
+#include "kernel/timer.h"
+#include "kernel/topology.h"
+#include "kernel/warmboot.h"
 
 /* ---------------------------------------------------------------- registers */
 
@@ -87,17 +112,7 @@
 #define SCC_CLUSTER_ID   0xfu
 #define SCC_SPC_OFFSET   0xb00	/* the SPC's registers inside the SCC block */
 
-/* SPC (Serial Power Controller), offsets from the SPC base; Linux spc.c. */
-#define SPC_WAKE_INT_MASK 0x24	/* wake-up IRQ enables (1 = this source wakes it) */
-#define SPC_A15_PWRDN_EN  0x30	/* 1: A15 cluster powers down when all its CPUs are in WFI */
-#define SPC_A7_PWRDN_EN   0x34	/* same for the A7 cluster */
-/* Not written here (no warm-boot entry, see above): */
-#define SPC_A15_BX_ADDR0  0x68	/* per-CPU resume address mailboxes, A15 cpu n at +4n */
-#define SPC_A7_BX_ADDR0   0x78	/* A7 cpu n at +4n */
-/* WAKE_INT_MASK bits (spc.c): cpu n of the A15 cluster = bit n, of the A7 = bit 4 + n. */
-#define SPC_WAKE_CPU(a15, core) ((a15) ? 1u << (core) : 1u << (4 + (core)))
-/* spc.c GBL_WAKEUP_INT_MSK: bit 10 watchdog, bit 11 generic timer (global wake-ups). */
-#define SPC_WAKE_GLOBAL   (0x3u << 10)
+/* SPC registers and their sequence: include/kernel/warmboot.h. */
 
 /*
  * CCI-400 (ARM DDI 0470, CoreLink CCI-400 TRM, 3.3 Register descriptions;
@@ -137,7 +152,7 @@
 
 /* ---------------------------------------------------------------- state */
 
-enum power_mode { MODE_WFI, MODE_TC2 };
+enum power_mode { MODE_WFI, MODE_TC2, MODE_PSCI };
 static enum power_mode mode;
 
 static uintptr_t spc_base, cci_base;
@@ -239,81 +254,6 @@ static bool cci_port_control(uintptr_t cci, uintptr_t port, bool enable, uint32_
 		if (read_cntpct() > deadline)
 			return false;
 	return true;
-}
-
-/*
- * Linux v7_exit_coherency_flush(louis | all), arch/arm/include/asm/cacheflush.h,
- * with the set/way loop of v7_flush_dcache_all/_louis (arch/arm/mm/cache-v7.S;
- * ARM ARM B4.2.1 CLIDR, CCSIDR, CSSELR, DCCISW):
- *   SCTLR.C = 0 (no new allocations), isb;
- *   for each data/unified level below LoC (all) or LoUIS (louis):
- *     DCCISW every set and way;
- *   ACTLR.SMP = 0 (leave coherency), isb, dsb.
- * One asm block with no memory accesses between clearing C and the end of
- * the flush: a stack store there would go to memory under a dirty line.
- */
-static void exit_coherency_flush(bool all)
-{
-	/* CLIDR LoC is [26:24], LoUIS [23:21]: shift so that "& 0xe" gives level * 2. */
-	uint32_t lim = all ? 23 : 20;
-	uint32_t tmp, clidr, lvl, lshift, way, wshift, nsets, set, op;
-
-	__asm__ volatile(
-		"mrc	p15, 0, %[tmp], c1, c0, 0\n\t"		/* SCTLR */
-		"bic	%[tmp], %[tmp], #4\n\t"			/* C */
-		"mcr	p15, 0, %[tmp], c1, c0, 0\n\t"
-		"isb\n\t"
-		"dmb\n\t"
-		"mrc	p15, 1, %[clidr], c0, c0, 1\n\t"	/* CLIDR */
-		"lsr	%[lim], %[clidr], %[lim]\n\t"
-		"ands	%[lim], %[lim], #0xe\n\t"		/* last level * 2 */
-		"beq	5f\n\t"
-		"mov	%[lvl], #0\n"				/* level * 2, as CSSELR wants it */
-		"1:\n\t"
-		"add	%[tmp], %[lvl], %[lvl], lsr #1\n\t"	/* level * 3 */
-		"lsr	%[tmp], %[clidr], %[tmp]\n\t"
-		"and	%[tmp], %[tmp], #7\n\t"			/* Ctype<level> */
-		"cmp	%[tmp], #2\n\t"
-		"blt	4f\n\t"					/* no cache or I-cache only */
-		"mcr	p15, 2, %[lvl], c0, c0, 0\n\t"		/* CSSELR: data/unified, this level */
-		"isb\n\t"
-		"mrc	p15, 1, %[tmp], c0, c0, 0\n\t"		/* CCSIDR */
-		"and	%[lshift], %[tmp], #7\n\t"
-		"add	%[lshift], %[lshift], #4\n\t"		/* log2(line bytes) */
-		"movw	%[way], #0x3ff\n\t"
-		"ands	%[way], %[way], %[tmp], lsr #3\n\t"	/* associativity - 1 */
-		"clz	%[wshift], %[way]\n\t"			/* way field position */
-		"movw	%[nsets], #0x7fff\n\t"
-		"and	%[nsets], %[nsets], %[tmp], lsr #13\n"	/* sets - 1 */
-		"2:\n\t"
-		"mov	%[set], %[nsets]\n"
-		"3:\n\t"
-		"orr	%[op], %[lvl], %[way], lsl %[wshift]\n\t"
-		"orr	%[op], %[op], %[set], lsl %[lshift]\n\t"
-		"mcr	p15, 0, %[op], c7, c14, 2\n\t"		/* DCCISW */
-		"subs	%[set], %[set], #1\n\t"
-		"bge	3b\n\t"
-		"subs	%[way], %[way], #1\n\t"
-		"bge	2b\n"
-		"4:\n\t"
-		"add	%[lvl], %[lvl], #2\n\t"
-		"cmp	%[lim], %[lvl]\n\t"
-		"bgt	1b\n"
-		"5:\n\t"
-		"mov	%[tmp], #0\n\t"
-		"mcr	p15, 2, %[tmp], c0, c0, 0\n\t"		/* CSSELR back to L1 */
-		"dsb\n\t"
-		"isb\n\t"
-		"mrc	p15, 0, %[tmp], c1, c0, 1\n\t"		/* ACTLR */
-		"bic	%[tmp], %[tmp], #0x40\n\t"		/* SMP */
-		"mcr	p15, 0, %[tmp], c1, c0, 1\n\t"
-		"isb\n\t"
-		"dsb"
-		: [lim] "+&r"(lim), [tmp] "=&r"(tmp), [clidr] "=&r"(clidr), [lvl] "=&r"(lvl),
-		  [lshift] "=&r"(lshift), [way] "=&r"(way), [wshift] "=&r"(wshift),
-		  [nsets] "=&r"(nsets), [set] "=&r"(set), [op] "=&r"(op)
-		:
-		: "cc", "memory");
 }
 
 /* Back into coherency: SMP before the D-cache (Cortex-A15/A7 TRMs), as cpu_resume does. */
@@ -554,13 +494,66 @@ static bool tc2_init(const struct fdt *fdt, int scc, int cci)
 /* ---------------------------------------------------------------- hooks */
 
 /*
- * Cutting a cluster's power needs a warm-boot path (the SPC resume address
- * and a resume entry that restores each CPU's context), which the kernel
- * does not have yet. Until it does, the SPC is never armed: the last man
- * still leaves coherency and the cluster sits in WFI, so a real TC2 keeps
- * running (its meters then show WFI power, not off power).
+ * Warm boot on: the SPC may cut a cluster's power (tc2-spc) or domain
+ * states are PSCI power-downs (psci). Off: the last man leaves coherency
+ * and the cluster sits in WFI (the modelled state is still accounted).
+ * Written with every other CPU possibly down: readers use READ_ONCE.
  */
-static const bool spc_power_off_supported = false;
+static volatile bool warmboot_on;
+static bool psci_error_seen;
+/* Per CPU, written by that CPU: cpu_suspend calls, of which resumed after a power loss / returned. */
+static struct { uint64_t entered, resumed, returned; } warm_stats[CONFIG_NR_CPUS];
+
+static void warm_account(int ret)
+{
+	int cpu = (int)read_tpidrprw();
+
+	warm_stats[cpu].entered++;
+	if (ret == 0)
+		warm_stats[cpu].resumed++;
+	else
+		warm_stats[cpu].returned++;
+}
+
+void platform_warmboot_stats(uint64_t *entered, uint64_t *resumed, uint64_t *returned)
+{
+	*entered = *resumed = *returned = 0;
+	for (int cpu = 0; cpu < CONFIG_NR_CPUS; cpu++) {
+		*entered += READ_ONCE(warm_stats[cpu].entered);
+		*resumed += READ_ONCE(warm_stats[cpu].resumed);
+		*returned += READ_ONCE(warm_stats[cpu].returned);
+	}
+}
+
+static uint32_t spc_mmio_read(void *ctx, uint32_t off)
+{
+	return mmio_read32((uintptr_t)ctx + off);
+}
+
+static void spc_mmio_write(void *ctx, uint32_t off, uint32_t v)
+{
+	mmio_write32((uintptr_t)ctx + off, v);
+}
+
+static struct spc_io spc_io;
+
+static void tc2_resume_early(int cpu);
+static void psci_states_init_dt(const struct fdt *fdt);
+
+/* All CPUs' cpu nodes say enable-method = "psci" (the DT's choice of firmware interface). */
+static bool dt_cpus_use_psci(const struct fdt *fdt)
+{
+	struct dt_cpu cpu[MAX_DT_CPUS];
+	int n = dt_cpus(fdt, cpu, MAX_DT_CPUS);
+
+	for (int i = 0; i < n; i++) {
+		const char *m = fdt_prop_string(fdt, cpu[i].node, "enable-method");
+
+		if (!m || strcmp(m, "psci") != 0)
+			return false;
+	}
+	return n > 0;
+}
 
 void platform_power_init_dt(const struct fdt *fdt)
 {
@@ -568,21 +561,47 @@ void platform_power_init_dt(const struct fdt *fdt)
 	int cci = fdt_find_compatible(fdt, -1, "arm,cci-400");
 
 	mode = MODE_WFI;
+	warmboot_on = false;
 	if (scc >= 0 && cci >= 0 && fdt_node_enabled(fdt, scc) && fdt_node_enabled(fdt, cci)) {
 		if (tc2_init(fdt, scc, cci)) {
 			mode = MODE_TC2;
-			if (!spc_power_off_supported)
-				kprintf("power: tc2-spc: cluster power-off not armed (no warm-boot path yet): "
-					"idle clusters stay in WFI\n");
+			spc_io = (struct spc_io){ spc_mmio_read, spc_mmio_write, (void *)spc_base };
+			/* Read by cpu_resume's early hook with the caches off. */
+			dcache_clean_range(clusters, sizeof(clusters));
+			dcache_clean_range(&cci_base, sizeof(cci_base));
+			suspend_set_early_hook(tc2_resume_early);
+			warmboot_on = true;	/* a real TC2: the SPC really cuts power */
+			kprintf("power: tc2-spc: warm boot on: idle clusters power off (SPC resume address = cpu_resume 0x%lx)\n",
+				(unsigned long)(uintptr_t)cpu_resume);
 		}
+	} else if (psci_present() && dt_cpus_use_psci(fdt)) {
+		mode = MODE_PSCI;
+		psci_states_init_dt(fdt);
+		kprintf("power: psci: domain states may use CPU_SUSPEND (warm boot off: `idle warmboot on`)\n");
 	} else {
 		kprintf("power: wfi-only (no TC2 SPC and CCI-400 in the device tree)\n");
 	}
+	idle_local_timer_stops = warmboot_on;
 }
 
 const char *platform_power_name(void)
 {
-	return mode == MODE_TC2 ? "tc2-spc" : "wfi-only";
+	return mode == MODE_TC2 ? "tc2-spc" : mode == MODE_PSCI ? "psci" : "wfi-only";
+}
+
+int platform_warmboot_set(bool on)
+{
+	if (mode == MODE_WFI)
+		return -1;
+	warmboot_on = on;
+	idle_local_timer_stops = on;
+	dsb();
+	return 0;
+}
+
+int platform_warmboot_get(void)
+{
+	return mode == MODE_WFI ? -1 : READ_ONCE(warmboot_on);
 }
 
 /* tc2_pm_down(), last man: the cluster powers off once all its CPUs are in WFI. */
@@ -591,11 +610,7 @@ static void spc_arm(int cl)
 	const struct tc2_cluster *c = &clusters[cl];
 	unsigned long flags = spin_lock_irqsave(&spc_lock);
 
-	/* ve_spc_cpu_wakeup_irq(cl, cpu, true) for each of its CPUs; ve_spc_global_wakeup_irq(true). */
-	mmio_write32(spc_base + SPC_WAKE_INT_MASK,
-		     mmio_read32(spc_base + SPC_WAKE_INT_MASK) | c->wake_bits | SPC_WAKE_GLOBAL);
-	/* ve_spc_powerdown(cl, true). */
-	mmio_write32(spc_base + (c->a15 ? SPC_A15_PWRDN_EN : SPC_A7_PWRDN_EN), 1);
+	spc_cluster_down_prepare(&spc_io, c->a15);
 	clusters_armed |= 1u << cl;
 	spin_unlock_irqrestore(&spc_lock, flags);
 }
@@ -605,21 +620,38 @@ static void spc_disarm(int cl)
 {
 	const struct tc2_cluster *c = &clusters[cl];
 	unsigned long flags = spin_lock_irqsave(&spc_lock);
-	uint32_t clear;
 
-	/* ve_spc_powerdown(cl, false); the wake-ups off (the global ones once no cluster is armed). */
-	mmio_write32(spc_base + (c->a15 ? SPC_A15_PWRDN_EN : SPC_A7_PWRDN_EN), 0);
 	clusters_armed &= ~(1u << cl);
-	clear = c->wake_bits | (clusters_armed ? 0 : SPC_WAKE_GLOBAL);
-	mmio_write32(spc_base + SPC_WAKE_INT_MASK, mmio_read32(spc_base + SPC_WAKE_INT_MASK) & ~clear);
+	spc_cluster_up(&spc_io, c->a15, clusters_armed != 0);
+	spin_unlock_irqrestore(&spc_lock, flags);
+}
+
+/* This CPU's mailbox and wake-up bit (spc_lock: WAKE_INT_MASK is read-modify-write). */
+static void spc_cpu(bool a15, uint32_t core, bool down)
+{
+	unsigned long flags = spin_lock_irqsave(&spc_lock);
+
+	if (down)
+		spc_cpu_down_prepare(&spc_io, a15, core, (uint32_t)(uintptr_t)cpu_resume);
+	else
+		spc_cpu_up(&spc_io, a15, core);
 	spin_unlock_irqrestore(&spc_lock, flags);
 }
 
 void platform_cluster_power_down(int rail)
 {
-	if (mode != MODE_TC2 || rail < 0 || rail >= nr_rails || rail_cluster[rail] < 0)
+	uint64_t next[32];
+	const struct rail *r;
+	int n, blocker;
+
+	if (mode != MODE_TC2 || rail < 0 || rail >= nr_rails || rail_cluster[rail] < 0 || !READ_ONCE(warmboot_on))
 		return;
-	if (spc_power_off_supported)
+	/* No broadcast timer: a pending local timer anywhere in the cluster keeps it powered. */
+	r = idle_rail(rail);
+	n = sched_topo.nr_cpus;
+	for (int cpu = 0; cpu < n && cpu < 32; cpu++)
+		next[cpu] = (r->cpus >> cpu) & 1u ? timers_next_expiry(cpu) : TIMER_NEVER;
+	if (warmboot_cluster_may_power_off(next, n < 32 ? n : 32, r->cpus, &blocker))
 		spc_arm(rail_cluster[rail]);
 }
 
@@ -652,96 +684,283 @@ struct tc2_faults {
 	int cci_if;
 };
 
-/* Domain idle on TC2; see the protocol at the top. IRQs are masked. */
-static void tc2_domain_idle(bool last_man)
-{
-	uint32_t mpidr = read_mpidr(), cl = (mpidr >> 8) & 0xff, core = mpidr & 0xff;
-	uint32_t freq = read_cntfrq(), l2pf = 0, st;
-	struct tc2_faults f = { false, false, false, 0 };
-	bool all = false, a15;
+/* What the way down left for the way up, per CPU (the early hook writes it with caches off). */
+struct tc2_down {
+	struct tc2_faults f;
+	uint32_t cl, core, freq, l2pf;
 	uintptr_t port, cci;
-	uint64_t deadline;
+	bool all, a15;
+	bool valid;		/* tc2_down() ran: the early hook has a way up to take */
+} __attribute__((aligned(SYNC_LINE)));
+static struct tc2_down tc2_down_state[CONFIG_NR_CPUS];
 
-	if (cl >= TC2_CLUSTERS || core >= TC2_MAX_CORES || !clusters[cl].valid) {
-		wfi();
-		return;
-	}
-	/* Everything the caches-off stretch needs, loaded while they are on. */
-	port = clusters[cl].cci_port;
-	cci = cci_base;
-	f.cci_if = clusters[cl].cci_if;
-	a15 = cpu_is_a15();
-	if (!freq)
-		freq = DEFAULT_CNTFRQ;
-
-	sync_write(&cpu_state[cl][core], CPU_GOING_DOWN);	/* __mcpm_cpu_going_down */
+/* The way down: protocol, flush, CCI port off for the last man. IRQs masked. */
+static void tc2_down(struct tc2_down *d, bool last_man)
+{
+	sync_write(&cpu_state[d->cl][d->core], CPU_GOING_DOWN);	/* __mcpm_cpu_going_down */
+	d->all = false;
 	if (last_man) {
 		/* __mcpm_outbound_enter_critical(): commit, unless a CPU of the cluster is up. */
-		sync_write(&cluster_state[cl], CLUSTER_GOING_DOWN);
-		all = true;
-		for (uint32_t i = 0; i < TC2_MAX_CORES && all; i++) {
-			if (i == core)
+		sync_write(&cluster_state[d->cl], CLUSTER_GOING_DOWN);
+		d->all = true;
+		for (uint32_t i = 0; i < TC2_MAX_CORES && d->all; i++) {
+			uint64_t deadline;
+			uint32_t st;
+
+			if (i == d->core)
 				continue;
-			deadline = read_cntpct() + us_to_ticks(freq, GOING_DOWN_TIMEOUT_US);
-			while ((st = sync_read(&cpu_state[cl][i])) == CPU_GOING_DOWN && read_cntpct() < deadline)
+			deadline = read_cntpct() + us_to_ticks(d->freq, GOING_DOWN_TIMEOUT_US);
+			while ((st = sync_read(&cpu_state[d->cl][i])) == CPU_GOING_DOWN && read_cntpct() < deadline)
 				;
 			if (st != CPU_DOWN)
-				all = false;
+				d->all = false;
 		}
-		if (!all) {
+		if (!d->all) {
 			/*
 			 * Back out (tc2_pm_down(): "If last man then undo any setup done
 			 * previously"): the CPU that is up will run the first-man hook; a
 			 * CPU that never arrived sits in the firmware's WFI, so the SPC must
 			 * not be left armed.
 			 */
-			sync_write(&cluster_state[cl], CLUSTER_UP);
-			spc_disarm((int)cl);
+			sync_write(&cluster_state[d->cl], CLUSTER_UP);
+			spc_disarm((int)d->cl);
 		}
 	}
-	if (all && a15) {
+	if (d->all && d->a15) {
 		/* tc2_pm_down(): "On the Cortex-A15 we need to disable L2 prefetching before flushing". */
-		l2pf = read_a15_l2pfr();
+		d->l2pf = read_a15_l2pfr();
 		write_a15_l2pfr(A15_L2PF_DISABLE);
 	}
-	exit_coherency_flush(all);
-	if (all) {
+	/* The descriptor is needed after a power loss: to memory before the flush turns C off. */
+	d->valid = true;
+	dcache_clean_range(d, sizeof(*d));
+	cpu_exit_coherency_flush(d->all);
+	if (d->all) {
 		/* cci_disable_port_by_cpu(): the cluster's caches are clean, it leaves the coherent domain. */
-		f.cci_off_timeout = !cci_port_control(cci, port, false, freq);
-		sync_write(&cluster_state[cl], CLUSTER_DOWN);
+		d->f.cci_off_timeout = !cci_port_control(d->cci, d->port, false, d->freq);
+		sync_write(&cluster_state[d->cl], CLUSTER_DOWN);
 	}
-	sync_write(&cpu_state[cl][core], CPU_DOWN);		/* __mcpm_cpu_down */
+	sync_write(&cpu_state[d->cl][d->core], CPU_DOWN);		/* __mcpm_cpu_down */
+}
 
-	wfi();
+/*
+ * The way up with the caches still off (after WFI, or from cpu_resume's
+ * early hook): rejoin the protocol and the CCI before any cacheable access
+ * (CCI TRM 2.2.1). Touches only @d (written through) and the sync words.
+ */
+static void tc2_up_uncached(struct tc2_down *d)
+{
+	uint64_t deadline;
+	uint32_t st;
 
-	/* Woken with the power on: rejoin before any cacheable access (TRM 2.2.1). */
-	sync_write(&cpu_state[cl][core], CPU_UP);
-	deadline = read_cntpct() + us_to_ticks(freq, GOING_DOWN_TIMEOUT_US);
-	while ((st = sync_read(&cluster_state[cl])) == CLUSTER_GOING_DOWN && read_cntpct() < deadline)
+	sync_write(&cpu_state[d->cl][d->core], CPU_UP);
+	deadline = read_cntpct() + us_to_ticks(d->freq, GOING_DOWN_TIMEOUT_US);
+	while ((st = sync_read(&cluster_state[d->cl])) == CLUSTER_GOING_DOWN && read_cntpct() < deadline)
 		;
 	if (st == CLUSTER_GOING_DOWN)
-		f.wait_timeout = true;
+		d->f.wait_timeout = true;
 	if (st != CLUSTER_UP) {
-		f.cci_on_timeout = !cci_port_control(cci, port, true, freq);
-		sync_write(&cluster_state[cl], CLUSTER_UP);
+		d->f.cci_on_timeout = !cci_port_control(d->cci, d->port, true, d->freq);
+		sync_write(&cluster_state[d->cl], CLUSTER_UP);
 	}
-	enter_coherency();
-	if (all && a15)
-		write_a15_l2pfr(l2pf);
+	dsb();
+	write_dccmvac((uint32_t)(uintptr_t)&d->f);
+	dsb();
+}
 
-	if (f.cci_off_timeout || f.cci_on_timeout)
+/* Caches on again: report what went wrong. */
+static void tc2_up_report(struct tc2_down *d)
+{
+	if (d->all && d->a15)
+		write_a15_l2pfr(d->l2pf);
+	if (d->f.cci_off_timeout || d->f.cci_on_timeout)
 		kprintf("power: CCI-400 change_pending did not clear within %u us %s slave interface %d\n",
-			CCI_TIMEOUT_US, f.cci_off_timeout ? "disabling" : "enabling", f.cci_if);
-	if (f.wait_timeout)
-		kprintf("power: cluster %u stayed GOING_DOWN for %u us; rejoined anyway\n", (unsigned)cl,
+			CCI_TIMEOUT_US, d->f.cci_off_timeout ? "disabling" : "enabling", d->f.cci_if);
+	if (d->f.wait_timeout)
+		kprintf("power: cluster %u stayed GOING_DOWN for %u us; rejoined anyway\n", (unsigned)d->cl,
 			GOING_DOWN_TIMEOUT_US);
+}
+
+/* Fill @d while the caches are on: everything the caches-off stretch needs. */
+static bool tc2_down_init(struct tc2_down *d)
+{
+	uint32_t mpidr = read_mpidr();
+
+	memset(d, 0, sizeof(*d));
+	d->cl = (mpidr >> 8) & 0xff;
+	d->core = mpidr & 0xff;
+	if (d->cl >= TC2_CLUSTERS || d->core >= TC2_MAX_CORES || !clusters[d->cl].valid)
+		return false;
+	d->port = clusters[d->cl].cci_port;
+	d->cci = cci_base;
+	d->f.cci_if = clusters[d->cl].cci_if;
+	d->a15 = cpu_is_a15();
+	d->freq = read_cntfrq();
+	if (!d->freq)
+		d->freq = DEFAULT_CNTFRQ;
+	return true;
+}
+
+/* Domain idle without warm boot: the protocol around a WFI that keeps the power on. */
+static void tc2_domain_idle(bool last_man)
+{
+	struct tc2_down *d = &tc2_down_state[read_tpidrprw()];
+
+	if (!tc2_down_init(d)) {
+		wfi();
+		return;
+	}
+	tc2_down(d, last_man);
+	wfi();
+	tc2_up_uncached(d);
+	enter_coherency();
+	d->valid = false;
+	tc2_up_report(d);
+}
+
+/* cpu_resume's early hook: the power was cut; caches and MMU are off. */
+static void tc2_resume_early(int cpu)
+{
+	struct tc2_down *d = &tc2_down_state[cpu];
+
+	/*
+	 * Written with caches on and cleaned in tc2_down(); the cluster's caches
+	 * were lost. A CPU that never went down through tc2_down() (`idle
+	 * resume-test` on a TC2) has nothing to rejoin.
+	 */
+	if (d->freq == 0 || !d->valid)
+		return;
+	tc2_up_uncached(d);
+}
+
+/* cpu_suspend's finisher: power down; returns only if WFI ended with the power on. */
+static int tc2_finisher(uint32_t last_man)
+{
+	struct tc2_down *d = &tc2_down_state[read_tpidrprw()];
+
+	/* tc2_pm_cpu_suspend_prepare + tc2_pm_cpu_powerdown_prepare. */
+	spc_cpu(d->a15, d->core, true);
+	/* Only the SPC may end this WFI (tc2_pm: "IRQ lines are cut from GIC CPU IF"). */
+	gic_cpu_if_down();
+	tc2_down(d, last_man != 0);
+	wfi();
+	/* Still powered: an IRQ reached the core before the SPC cut the power. */
+	tc2_up_uncached(d);
+	enter_coherency();
+	return 1;
+}
+
+static void tc2_warm_idle(bool last_man)
+{
+	struct tc2_down *d = &tc2_down_state[read_tpidrprw()];
+	int ret;
+
+	if (!tc2_down_init(d)) {
+		wfi();
+		return;
+	}
+	cpu_pm_save();
+	ret = cpu_suspend(last_man, tc2_finisher);
+	warm_account(ret);
+	if (ret == 0)
+		cpu_pm_resume();	/* the power was cut: GIC CPU interface and local timer */
+	else
+		cpu_pm_abort();		/* only the CPU interface was turned off */
+	spc_cpu(d->a15, d->core, false);	/* tc2_pm_cpu_is_up */
+	d->valid = false;
+	tc2_up_report(d);
+}
+
+/* cpu_suspend's finisher in psci mode: the firmware does the caches and coherency. */
+static int psci_finisher(uint32_t power_state)
+{
+	int err = psci_cpu_suspend(power_state, (uint32_t)(uintptr_t)cpu_resume, 0);
+
+	/* Returned: woke without losing state (SUCCESS), or refused. */
+	return err == PSCI_SUCCESS ? 1 : err;
+}
+
+/*
+ * The power_state asked for in a domain state: the cluster power-down
+ * (original format, affinity level 1); a firmware that refuses affinity
+ * levels (QEMU virt) gets the core power-down instead (level 0), said once.
+ */
+static uint32_t psci_state[MAX_RAILS];
+
+/*
+ * Each rail's power_state: its power domain's first domain-idle-states node's
+ * "arm,psci-suspend-param" (the standard binding), else PSCI_PD_CLUSTER. The
+ * rails are numbered as kernel/idle_dt.c numbers them (distinct
+ * power-domains in CPU order), as tc2_init() does.
+ */
+static void psci_states_init_dt(const struct fdt *fdt)
+{
+	struct dt_cpu cpu[MAX_DT_CPUS];
+	int key[MAX_RAILS], nkeys = 0, n = dt_cpus(fdt, cpu, MAX_DT_CPUS);
+
+	for (int r = 0; r < MAX_RAILS; r++)
+		psci_state[r] = PSCI_PD_CLUSTER;
+	for (int i = 0; i < n; i++) {
+		uint32_t ph, param;
+		int r, st;
+
+		for (r = 0; r < nkeys && key[r] != cpu[i].rail_key; r++)
+			;
+		if (r < nkeys || nkeys == MAX_RAILS)
+			continue;
+		key[nkeys++] = cpu[i].rail_key;
+		if (cpu[i].rail_key < 0 || fdt_prop_cell(fdt, cpu[i].rail_key, "domain-idle-states", 0, &ph) != 0)
+			continue;
+		st = fdt_node_by_phandle(fdt, ph);
+		if (st >= 0 && fdt_prop_u32(fdt, st, "arm,psci-suspend-param", &param) == 0)
+			psci_state[r] = param;
+	}
+}
+
+static void psci_domain_idle(int cpu)
+{
+	int rail = cpu_idle_of(cpu)->rail;
+	uint32_t state = rail >= 0 && rail < MAX_RAILS ? psci_state[rail] : PSCI_PD_CLUSTER;
+	int ret;
+
+	cpu_pm_save();
+	ret = cpu_suspend(state, psci_finisher);
+	warm_account(ret);
+	if (ret == 0) {
+		cpu_pm_resume();
+		return;
+	}
+	if (ret == PSCI_INVALID_PARAMS && state == PSCI_PD_CLUSTER) {
+		if (rail >= 0 && rail < MAX_RAILS &&
+		    __sync_bool_compare_and_swap(&psci_state[rail], PSCI_PD_CLUSTER, PSCI_PD_CORE))
+			kprintf("power: psci: CPU_SUSPEND(0x%08x) failed: %s; using the core power-down state 0x%08x\n",
+				(unsigned)state, psci_strerror(ret), (unsigned)PSCI_PD_CORE);
+		return;
+	}
+	if (ret < 0) {
+		/* Refused: say so once, and stop asking (the domain state stays modelled, in WFI). */
+		warmboot_on = false;
+		idle_local_timer_stops = false;
+		if (!psci_error_seen) {
+			psci_error_seen = true;
+			kprintf("power: psci: CPU_SUSPEND(0x%08x) failed: %s; warm boot off\n", (unsigned)state,
+				psci_strerror(ret));
+		}
+	}
 }
 
 void platform_cpu_power_down(int cpu, bool domain, bool last_man)
 {
-	(void)cpu;	/* the hardware identity comes from MPIDR, as in tc2_pm_down() */
+	/* TC2: the hardware identity comes from MPIDR, as in tc2_pm_down(). */
 	if (mode == MODE_TC2 && domain) {
-		tc2_domain_idle(last_man);
+		if (READ_ONCE(warmboot_on))
+			tc2_warm_idle(last_man);
+		else
+			tc2_domain_idle(last_man);
+		return;
+	}
+	if (mode == MODE_PSCI && domain && READ_ONCE(warmboot_on)) {
+		psci_domain_idle(cpu);
 		return;
 	}
 	/* WFI-only, or a shallow state: IRQs are masked, a pending one ends the WFI. */

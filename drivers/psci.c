@@ -9,8 +9,10 @@
 #include "kernel/fdt.h"
 
 #define PSCI_0_2_VERSION      0x84000000u
+#define PSCI_0_2_CPU_SUSPEND  0x84000001u
 #define PSCI_0_2_CPU_OFF      0x84000002u
 #define PSCI_0_2_CPU_ON       0x84000003u
+#define PSCI_0_2_AFFINITY_INFO 0x84000004u
 #define PSCI_0_2_SYSTEM_OFF   0x84000008u
 #define PSCI_0_2_SYSTEM_RESET 0x84000009u
 
@@ -67,6 +69,16 @@ uint32_t psci_version(void)
 int psci_cpu_on(uint32_t mpidr, uint32_t entry, uint32_t context)
 {
 	return psci_call(PSCI_0_2_CPU_ON, mpidr, entry, context);
+}
+
+int psci_cpu_suspend(uint32_t power_state, uint32_t entry, uint32_t context)
+{
+	return psci_call(PSCI_0_2_CPU_SUSPEND, power_state, entry, context);
+}
+
+int psci_affinity_info(uint32_t target_affinity, uint32_t lowest_level)
+{
+	return psci_call(PSCI_0_2_AFFINITY_INFO, target_affinity, lowest_level, 0);
 }
 
 int psci_cpu_off(void)

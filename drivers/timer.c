@@ -40,6 +40,12 @@ void timer_cpu_init(void)
 	gic_enable(timer.irq);
 }
 
+/* After a power-down that lost it: the local timer's registers (its PPI enable is the GIC's). */
+void timer_cpu_resume(void)
+{
+	timer.cpu_init();
+}
+
 uint64_t clock_ns(void)
 {
 	return clock_ticks_to_ns(&conv, timer.read());

@@ -2,6 +2,7 @@
  * Console commands for idle and energy:
  *   idle                 residency per CPU (busy, each idle state) and per rail
  *   idle latency <us>    cap the exit latency the governor may pick ("off": no cap)
+ *   idle resume-test ..., idle warmboot ...   kernel/warmboot_commands.c
  *   energy               energy per CPU and cluster since the mark
  *   energy mark          start a new window
  *   energy ref           remember this window's clusters as the 100 reference
@@ -15,6 +16,7 @@
 #include "kernel/format.h"
 #include "kernel/printk.h"
 #include "kernel/shell.h"
+#include "kernel/warmboot.h"
 
 static struct energy_snapshot mark;
 static bool have_mark;
@@ -28,6 +30,10 @@ static unsigned long long us(uint64_t ns)
 static int cmd_idle(int argc, char **argv)
 {
 	struct energy_snapshot now;
+	int rc = idle_warmboot_command(argc, argv);
+
+	if (rc >= 0)
+		return rc;
 
 	if (argc == 3 && strcmp(argv[1], "latency") == 0) {
 		unsigned long v;
@@ -46,7 +52,7 @@ static int cmd_idle(int argc, char **argv)
 		return 0;
 	}
 	if (argc != 1) {
-		kprintf("error: usage: idle [latency <us>|off]\n");
+		kprintf("error: usage: idle [latency <us>|off] | idle resume-test [rounds] [psci|reset] | idle warmboot [on|off]\n");
 		return 1;
 	}
 	energy_take_snapshot(&now);
@@ -151,7 +157,7 @@ static int cmd_energy(int argc, char **argv)
 }
 
 static const struct shell_cmd commands[] = {
-	{ "idle", "[latency <us>|off]", "idle residency per CPU and cluster; governor latency limit", cmd_idle },
+	{ "idle", "[latency <us>|off|resume-test [n] [psci|reset]|warmboot [on|off]]", "idle residency per CPU and cluster; governor latency limit; warm-boot path", cmd_idle },
 	{ "energy", "[mark|ref]", "energy per CPU and cluster since the mark", cmd_energy },
 };
 

@@ -5,6 +5,7 @@
  */
 #include "kernel/idle.h"
 
+#include "arch/barrier.h"
 #include "arch/cpu.h"
 #include "arch/ipi.h"
 #include "kernel/cmdline.h"
@@ -14,8 +15,10 @@
 #include "kernel/timer.h"
 #include "kernel/topology.h"
 #include "kernel/trace.h"
+#include "kernel/warmboot.h"
 
 uint64_t idle_latency_limit_ns = IDLE_NO_LIMIT;
+bool idle_local_timer_stops;
 
 static struct cpu_idle cpu_idles[TOPO_MAX_CPUS];
 static struct rail rails[IDLE_MAX_RAILS];
@@ -80,6 +83,9 @@ void cpu_idle_enter(int cpu, uint64_t next_timer_ns)
 	now = arch_now_ns();
 	sleep_ns = next_timer_ns == TIMER_NEVER ? UINT64_MAX : next_timer_ns > now ? next_timer_ns - now : 0;
 	state = idle_gov_select(&ci->gov, ci->states, ci->nr_states, sleep_ns, idle_latency_limit_ns);
+	/* No broadcast timer: a pending timer must keep running (kernel/warmboot.h). */
+	if (READ_ONCE(idle_local_timer_stops))
+		state = warmboot_idle_state_for_timer(ci->states, state, next_timer_ns != TIMER_NEVER);
 	cpu_idle_account_enter(ci, state, now);
 	trace_cpu_idle(cpu, state);
 	last_man = rail_cpu_idle(&rails[ci->rail], ci->rail, cpu, ci->states[state].domain, now,

@@ -224,3 +224,20 @@ void timers_run(uint64_t now)
 	reprogram(b);
 	spin_unlock_irqrestore(&b->lock, flags);
 }
+
+/*
+ * This CPU's timer hardware lost its state (a power-down with context loss,
+ * include/arch/suspend.h): whatever `programmed` says is no longer in the
+ * hardware, so program the earliest timer again. Not from a timer callback
+ * (`running`: timers_run() programs at its end anyway).
+ */
+void timers_resume_local(void)
+{
+	struct timer_base *b = &bases[arch_cpu_id()];
+	unsigned long flags = spin_lock_irqsave(&b->lock);
+
+	KASSERT(!b->running);
+	b->programmed = 0;	/* unknown, as after a fired timer: never equal to a deadline */
+	reprogram(b);
+	spin_unlock_irqrestore(&b->lock, flags);
+}

@@ -105,5 +105,12 @@ static inline void mmio_write32(uintptr_t addr, uint32_t v)
 
 /* Clean a range to the point of coherency (for CPUs still running uncached). */
 void dcache_clean_range(const void *start, unsigned long len);
+/*
+ * Leave coherency (boot/mmu.c; Linux v7_exit_coherency_flush): SCTLR.C off,
+ * clean+invalidate the D-cache by set/way to the LoUIS (@all false: this
+ * CPU's L1) or the LoC (@all: the cluster's L2 too), ACTLR.SMP off. The
+ * caller must not write memory it needs afterwards until the caches are on.
+ */
+void cpu_exit_coherency_flush(_Bool all);
 
 #endif

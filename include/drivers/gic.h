@@ -33,4 +33,17 @@ int irq_register(uint32_t irq, irq_handler_t fn, void *arg);
 void gic_handle_irq(void);
 unsigned int gic_nr_irqs(void);
 
+/* Power-down support (boot/suspend.c): see drivers/gic.c. */
+struct gic_cpu_state {
+	uint32_t enable;	/* GICD_ISENABLER0: SGIs and PPIs */
+	uint32_t prio[8];	/* GICD_IPRIORITYR0-7 */
+	uint32_t ctlr, pmr, bpr;	/* CPU interface */
+};
+/* Stop the CPU interface signalling IRQs to this core (it still wakes it through the power controller). */
+void gic_cpu_if_down(void);
+void gic_cpu_save(struct gic_cpu_state *st);
+void gic_cpu_restore(const struct gic_cpu_state *st);
+/* Put this CPU's banked state to what a power cycle leaves (tests only). */
+void gic_cpu_clobber(void);
+
 #endif

@@ -18,6 +18,23 @@ int psci_init_dt(const struct fdt *fdt);
 bool psci_present(void);
 uint32_t psci_version(void);
 int psci_cpu_on(uint32_t mpidr, uint32_t entry, uint32_t context);
+/*
+ * CPU_SUSPEND (PSCI 0.2 original power_state format: [15:0] state ID,
+ * [16] type 1 = power-down, [25:24] affinity level 0 core / 1 cluster).
+ * A power-down that happens does not return: the CPU restarts at @entry
+ * (physical, MMU off) with r0 = @context. A return of PSCI_SUCCESS means
+ * it woke without losing state (a standby, or a pending wake-up).
+ */
+#define PSCI_POWER_STATE(type_pd, level, id) \
+	(((uint32_t)(type_pd) << 16) | ((uint32_t)(level) << 24) | ((uint32_t)(id) & 0xffffu))
+#define PSCI_PD_CORE PSCI_POWER_STATE(1, 0, 0)
+#define PSCI_PD_CLUSTER PSCI_POWER_STATE(1, 1, 0)
+int psci_cpu_suspend(uint32_t power_state, uint32_t entry, uint32_t context);
+/* AFFINITY_INFO: PSCI_AFF_ON, _OFF, _ON_PENDING, or a negative error. */
+#define PSCI_AFF_ON 0
+#define PSCI_AFF_OFF 1
+#define PSCI_AFF_ON_PENDING 2
+int psci_affinity_info(uint32_t target_affinity, uint32_t lowest_level);
 int psci_cpu_off(void);
 void psci_system_off(void);
 void psci_system_reset(void);

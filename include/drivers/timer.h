@@ -16,6 +16,8 @@ typedef void (*timer_event_fn)(void);
 
 int timer_init_dt(const struct fdt *fdt);
 void timer_cpu_init(void);
+/* This CPU's timer lost its state (power-down): reset its registers; the caller reprograms. */
+void timer_cpu_resume(void);
 uint64_t clock_ns(void);
 /* Arm this CPU's one-shot timer for absolute time @deadline_ns. */
 void clockevent_set_deadline(uint64_t deadline_ns);

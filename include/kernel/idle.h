@@ -132,6 +132,12 @@ int idle_parse_dt(const struct fdt *fdt, const struct topology *topo, struct cpu
 
 /* --- the kernel's idle path (kernel/idle.c) --- */
 extern uint64_t idle_latency_limit_ns;
+/*
+ * Set by the platform (kernel/power.h) when "local-timer-stop" states really
+ * stop the local timer (warm boot on): a CPU with a timer pending then
+ * stays out of them, as there is no broadcast timer.
+ */
+extern bool idle_local_timer_stops;
 /* Set the limit and make idle CPUs re-choose their state under it. */
 void idle_set_latency_limit(uint64_t ns);
 void idle_init_dt(const struct fdt *fdt);

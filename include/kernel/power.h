@@ -24,6 +24,7 @@
 #define KERNEL_POWER_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 struct fdt;
 
@@ -32,5 +33,24 @@ void platform_cpu_power_down(int cpu, bool domain, bool last_man);
 void platform_cluster_power_down(int rail);
 void platform_cluster_power_up(int rail);
 const char *platform_power_name(void);
+
+/*
+ * Warm boot (real cluster power-off through cpu_suspend/cpu_resume): on by
+ * default on a real TC2 (SPC + CCI in the DT), off elsewhere. set: 0, or -1
+ * if the platform has no power-off path (wfi-only). get: 0/1, -1 likewise.
+ */
+int platform_warmboot_set(bool on);
+int platform_warmboot_get(void);
+/* Domain idles that went through cpu_suspend: all, resumed after a power loss, returned (no loss). */
+void platform_warmboot_stats(uint64_t *entered, uint64_t *resumed, uint64_t *returned);
+
+/*
+ * `idle resume-test`: @rounds save/restore round trips on the calling CPU
+ * through cpu_suspend and cpu_resume, by a soft restart (MMU off, branch to
+ * cpu_resume: the exact resume path) or by PSCI CPU_SUSPEND (@psci).
+ * Prints its result lines; 0 if every check passed.
+ */
+#define RESUME_TEST_MAX_ROUNDS 10000
+int platform_resume_test(int rounds, bool psci);
 
 #endif

@@ -52,6 +52,9 @@ bool timers_in_callbacks(int cpu);
 /* Run expired timers of the calling CPU, then reprogram the hardware. */
 void timers_run(uint64_t now);
 
+/* The local timer hardware lost its state: reprogram this CPU's earliest timer. */
+void timers_resume_local(void);
+
 /* Provided by the arch layer. */
 void arch_timer_program(uint64_t deadline_ns);
 uint64_t arch_now_ns(void);
