@@ -66,4 +66,28 @@
 #define CTX_SHIFT 7
 #define CTX_SIZE (1 << CTX_SHIFT)
 
+#ifdef __ASSEMBLER__
+/*
+ * \out = this CPU's logical number: its MPIDR's index in boot_cpu_hwid
+ * (what smp.c recorded from the DT). A CPU not in the table parks. MMU-off
+ * safe: registers and one table only. Used by secondary_entry and cpu_resume.
+ */
+.macro logical_cpu_or_park out, t0, t1, t2
+	mrc	p15, 0, \t0, c0, c0, 5		/* MPIDR */
+	ldr	\t1, =MPIDR_HWID_MASK
+	and	\t0, \t0, \t1
+	ldr	\t1, =boot_cpu_hwid
+	mov	\out, #0
+.Lcpu_next\@:
+	ldr	\t2, [\t1, \out, lsl #2]
+	cmp	\t2, \t0
+	beq	.Lcpu_found\@
+	add	\out, \out, #1
+	cmp	\out, #CONFIG_NR_CPUS
+	blo	.Lcpu_next\@
+	b	cpu_park		/* not a CPU we know: stay out of the way */
+.Lcpu_found\@:
+.endm
+#endif
+
 #endif

@@ -63,19 +63,8 @@ secondary_entry:
 	bl	mmu_caches_off
 	ldr	r4, =vectors
 	mcr	p15, 0, r4, c12, c0, 0
-	mrc	p15, 0, r4, c0, c0, 5	/* MPIDR */
-	ldr	r5, =MPIDR_HWID_MASK
-	and	r4, r4, r5
-	ldr	r5, =boot_cpu_hwid
-	mov	r8, #0
-1:	ldr	r6, [r5, r8, lsl #2]
-	cmp	r6, r4
-	beq	2f
-	add	r8, r8, #1
-	cmp	r8, #CONFIG_NR_CPUS
-	blo	1b
-	b	cpu_park		/* not a CPU we know: stay out of the way */
-2:	mov	r0, r8
+	logical_cpu_or_park r8, r4, r5, r6
+	mov	r0, r8
 	bl	setup_cpu_stacks
 	mcr	p15, 0, r8, c13, c0, 4
 	bl	fpu_enable

@@ -84,19 +84,8 @@ cpu_resume:
 	bl	leave_hyp
 	bl	mmu_caches_off
 	/* This CPU's logical number, as secondary_entry finds it. */
-	mrc	p15, 0, r4, c0, c0, 5
-	ldr	r5, =MPIDR_HWID_MASK
-	and	r4, r4, r5
-	ldr	r5, =boot_cpu_hwid
-	mov	r8, #0
-1:	ldr	r6, [r5, r8, lsl #2]
-	cmp	r6, r4
-	beq	2f
-	add	r8, r8, #1
-	cmp	r8, #CONFIG_NR_CPUS
-	blo	1b
-	b	cpu_park
-2:	ldr	r9, =suspend_ctx
+	logical_cpu_or_park r8, r4, r5, r6
+	ldr	r9, =suspend_ctx
 	add	r9, r9, r8, lsl #CTX_SHIFT
 	/* Caches off: invalidate this area's lines so the load reads memory, not a stale line. */
 	mcr	p15, 0, r9, c7, c6, 1		/* DCIMVAC (no-op if the line is absent) */

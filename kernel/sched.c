@@ -11,6 +11,7 @@
 #include "arch/cpu.h"
 #include "arch/ipi.h"
 #include "kernel/idle.h"
+#include "kernel/format.h"
 #include "kernel/panic.h"
 #include "kernel/sched_internal.h"
 #include "kernel/time.h"
@@ -156,17 +157,19 @@ static void watchdog_check(const struct rq *self, uint64_t now)
 		uint64_t last = READ_ONCE(rq->last_tick_ns);
 		const struct task *curr = READ_ONCE(rq->curr);
 		struct timers_diag td;
+		char in_cb[64] = "";
 
 		if (rq == self || !((READ_ONCE(sched_cpus_online) >> cpu) & 1u) || READ_ONCE(rq->tick_stopped) ||
 		    last == 0 || now < last || now - last < WATCHDOG_NS)
 			continue;
 		timers_diag(cpu, &td);
+		if (td.running)
+			ksnprintf(in_cb, sizeof(in_cb), ", still in its timer callback at 0x%x", (unsigned)td.current_fn);
 		panic("watchdog: cpu%d made no scheduling progress for %llu ms (running %s, tick stalled since %llu ms; "
-		      "%u timers, next at %lld ms, hardware set for %lld ms, timer interrupt last handled at %llu ms%s, callback 0x%x)",
+		      "%u timers, next at %lld ms, hardware set for %lld ms, timer interrupt last handled at %llu ms%s)",
 		      cpu, (unsigned long long)((now - last) / NSEC_PER_MSEC), curr ? curr->name : "?",
 		      (unsigned long long)(last / NSEC_PER_MSEC), td.nr, ms_or_never(timers_next_expiry(cpu)),
-		      ms_or_never(td.programmed), (unsigned long long)(td.last_run_ns / NSEC_PER_MSEC),
-		      td.running ? ", still running its callbacks" : "", (unsigned)td.current_fn);
+		      ms_or_never(td.programmed), (unsigned long long)(td.last_run_ns / NSEC_PER_MSEC), in_cb);
 	}
 }
 

@@ -250,7 +250,7 @@ static int cmd_stress(int argc, char **argv)
 				timers_next_expiry(cpu) == TIMER_NEVER ? -1ll :
 				(long long)(timers_next_expiry(cpu) / NSEC_PER_MSEC),
 				td.nr, (unsigned long long)(td.last_run_ns / NSEC_PER_MSEC),
-				td.running ? " (in callbacks)" : "");
+				td.running ? " (still in its callbacks)" : "");
 		}
 		kprintf("stress: FAILED: %d workers never got their tokens\n", lost);
 		return 1;

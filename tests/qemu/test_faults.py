@@ -59,11 +59,16 @@ def test_smp_stress_with_parallel_vcpus():
         assert int(m.group(4)) >= 10, r
 
 
+@exclusive
 def test_watchdog_catches_a_cpu_stuck_with_irqs_off():
-    # One busy CPU to check from (ticking CPUs watch the others); the hung
-    # CPU spins too, so under icount 2 s of guest time are ~4e9 instructions.
-    r = boot("qemu-tc2", run="spawn 1 10000; sleep 50; crash hang", timeout=180, until="stopped the other CPUs")
+    # A busy CPU to check from (ticking CPUs watch the others). Parallel vCPUs,
+    # not icount: QEMU's round-robin icount loop was seen to stop running the
+    # checker's vCPU for good in some builds while another spun, so the test
+    # measured QEMU's scheduling, not the watchdog.
+    r = boot("qemu-tc2", run="spawn 2 10000; sleep 50; crash hang", timeout=120, until="stopped the other CPUs",
+             mttcg=True, icount=False)
     m = re.search(r"^panic: cpu\d: watchdog: cpu0 made no scheduling progress for (\d+) ms \(running console, "
                   r"tick stalled since \d+ ms; \d+ timers, next at -?\d+ ms, hardware set for -?\d+ ms, "
-                  r"timer interrupt last handled at \d+ ms\)", r.output, re.M)
-    assert m and 2000 <= int(m.group(1)) < 3000, r
+                  r"timer interrupt last handled at \d+ ms[^)]*\)", r.output, re.M)
+    # 2 s threshold, checked every 64 ticks; a loaded host can delay the checker.
+    assert m and 2000 <= int(m.group(1)) < 10000, r

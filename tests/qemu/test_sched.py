@@ -20,7 +20,10 @@ def test_four_cpu_bound_tasks_get_a_quarter_each():
 
 
 def test_eight_tasks_on_four_cpus_share_fairly():
-    r = boot("vexpress-a9", run="schedtest fair 8 1000", timeout=120)
+    # 3 s: over 1 s the two tasks of one CPU were seen to split it 60/40 in some
+    # builds (the trajectory of icount's round-robin vCPUs, start-up placement
+    # and tick-grid preemption); over 3 s every build measured 12.1-12.9%.
+    r = boot("vexpress-a9", run="schedtest fair 8 3000", timeout=300)
     assert r.status == 0, r
     s = shares(r.output)
     assert len(s) == 8, r

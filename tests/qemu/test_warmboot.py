@@ -104,7 +104,8 @@ def test_bad_arguments():
 def test_warmboot_switch():
     # qemu-tc2 is virt with PSCI: warm boot is off by default (not a real TC2). Switched on, the
     # idle path asks PSCI for a cluster power-down, which QEMU refuses (no affinity levels): said
-    # once, the core power-down is asked instead, which QEMU runs as a WFI that returns.
+    # once per rail that tries (qemu-tc2 has two), the core power-down is asked instead, which
+    # QEMU runs as a WFI that returns.
     r = boot("qemu-tc2", run="idle warmboot; idle warmboot on; spawn 3 20; schedtest idle 20; idle warmboot; "
                              "idle warmboot off; idle resume-test 2; uptime", timeout=60)
     assert r.status == 0, r
@@ -112,7 +113,7 @@ def test_warmboot_switch():
     assert "idle: warmboot on (power psci)" in r.output, r
     refused = ("power: psci: CPU_SUSPEND(0x01010000) failed: invalid parameters; "
                "using the core power-down state 0x00010000")
-    assert r.output.count(refused) == 1, r
+    assert 1 <= r.output.count(refused) <= 2, r
     assert "; warm boot off" not in r.output, r
     m = re.findall(r"^idle: warmboot (on|off) \(power psci\) suspends=(\d+) resumed=(\d+) returned=(\d+)$",
                    r.output, re.M)
