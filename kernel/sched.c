@@ -334,6 +334,12 @@ static void schedule_locked(struct rq *rq)
 	rq->curr = next;
 	if (prev->is_idle != next->is_idle)
 		rq_avg_sync(rq, now);	/* task to task: the rq stays running */
+#ifdef CONFIG_SCHED_DEBUG
+	/* Its stack must be free: a task still switching out elsewhere would run twice. */
+	KASSERT(!next->on_cpu);
+	next->on_cpu = true;
+	rq->switched_from = prev;
+#endif
 #ifdef __arm__
 	arch_context_switch(&prev->ctx, &next->ctx);
 #else
@@ -353,6 +359,12 @@ static void finish_switch(void)
 	rq->deferred_wake = NULL;
 	rq->deferred_push = NULL;
 	rq->deferred_free = NULL;
+#ifdef CONFIG_SCHED_DEBUG
+	if (rq->switched_from) {
+		rq->switched_from->on_cpu = false;
+		rq->switched_from = NULL;
+	}
+#endif
 	spin_unlock(&rq->lock);
 	if (w)
 		wake_up(w);

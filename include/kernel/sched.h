@@ -59,6 +59,9 @@ struct task {
 	bool on_rq;			/* queued or running on task->cpu */
 	bool is_idle;
 	bool detached;			/* freed at exit: nobody joins it */
+#ifdef CONFIG_SCHED_DEBUG
+	volatile bool on_cpu;		/* its stack is in use on some CPU (debug check, as Linux's on_cpu) */
+#endif
 	uint32_t cpus_allowed;		/* affinity, bit n = CPU n */
 	void (*fn)(void *arg);
 	void *arg;
@@ -114,6 +117,9 @@ struct rq {
 	struct task *deferred_push;	/* runnable but no longer allowed here */
 	struct task *yield_skip;	/* curr called task_yield(): pick another if any */
 	struct task *deferred_free;	/* detached task that just exited */
+#ifdef CONFIG_SCHED_DEBUG
+	struct task *switched_from;	/* off its CPU once the switch is done (on_cpu) */
+#endif
 	uint64_t pack_stats[PACK_NR_REASONS];	/* wake-ups of tasks last on this CPU */
 };
 
