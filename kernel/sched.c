@@ -143,11 +143,6 @@ static void tick_stop(struct rq *rq)
  * gives what is known about it and the checker's own backtrace.
  */
 #define WATCHDOG_NS (2ull * NSEC_PER_SEC)
-
-static long long ms_or_never(uint64_t t)
-{
-	return t == TIMER_NEVER ? -1ll : (long long)(t / NSEC_PER_MSEC);
-}
 #define WATCHDOG_CHECK_TICKS 64
 
 static void watchdog_check(const struct rq *self, uint64_t now)
@@ -168,8 +163,8 @@ static void watchdog_check(const struct rq *self, uint64_t now)
 		panic("watchdog: cpu%d made no scheduling progress for %llu ms (running %s, tick stalled since %llu ms; "
 		      "%u timers, next at %lld ms, hardware set for %lld ms, timer interrupt last handled at %llu ms%s)",
 		      cpu, (unsigned long long)((now - last) / NSEC_PER_MSEC), curr ? curr->name : "?",
-		      (unsigned long long)(last / NSEC_PER_MSEC), td.nr, ms_or_never(timers_next_expiry(cpu)),
-		      ms_or_never(td.programmed), (unsigned long long)(td.last_run_ns / NSEC_PER_MSEC), in_cb);
+		      (unsigned long long)(last / NSEC_PER_MSEC), td.nr, timer_ms_or_never(td.next),
+		      timer_ms_or_never(td.programmed), (unsigned long long)(td.last_run_ns / NSEC_PER_MSEC), in_cb);
 	}
 }
 

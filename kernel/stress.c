@@ -247,9 +247,7 @@ static int cmd_stress(int argc, char **argv)
 				(int)READ_ONCE(rq->tick_stopped), READ_ONCE(rq->wake_list) ? "busy" : "empty",
 				(unsigned long long)READ_ONCE(rq->nr_switches), (unsigned long long)READ_ONCE(rq->ticks),
 				(unsigned long long)(READ_ONCE(rq->last_tick_ns) / NSEC_PER_MSEC),
-				timers_next_expiry(cpu) == TIMER_NEVER ? -1ll :
-				(long long)(timers_next_expiry(cpu) / NSEC_PER_MSEC),
-				td.nr, (unsigned long long)(td.last_run_ns / NSEC_PER_MSEC),
+				timer_ms_or_never(td.next), td.nr, (unsigned long long)(td.last_run_ns / NSEC_PER_MSEC),
 				td.running ? " (still in its callbacks)" : "");
 		}
 		kprintf("stress: FAILED: %d workers never got their tokens\n", lost);

@@ -1,6 +1,8 @@
 /* Per-CPU timer heaps; see include/kernel/timer.h. */
 #include "kernel/timer.h"
 
+#include <stddef.h>
+
 #include "arch/barrier.h"
 #include "arch/cpu.h"
 #include "arch/spinlock.h"
@@ -192,8 +194,11 @@ bool timers_in_callbacks(int cpu)
 void timers_diag(int cpu, struct timers_diag *d)
 {
 	const struct timer_base *b = &bases[cpu];
+	/* Timers live in static memory (tasks, bases), so a stale heap[0] still reads safely. */
+	const struct timer *first = READ_ONCE(b->nr) ? READ_ONCE(b->heap[0]) : NULL;
 
 	d->nr = READ_ONCE(b->nr);
+	d->next = first ? READ_ONCE(first->expires) : TIMER_NEVER;
 	d->running = READ_ONCE(b->running);
 	d->programmed = READ_ONCE(b->programmed);
 	d->last_run_ns = READ_ONCE(b->last_run_ns);

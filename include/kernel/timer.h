@@ -14,6 +14,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "kernel/time.h"
+
 #define TIMER_NEVER UINT64_MAX
 #define TIMERS_PER_CPU 2048
 
@@ -38,15 +40,25 @@ bool timer_pending(const struct timer *t);
 /* Earliest expiry on @cpu, or TIMER_NEVER. */
 uint64_t timers_next_expiry(int cpu);
 unsigned int timers_nr_pending(int cpu);
-/* A CPU's timer state, read racily from any CPU, for diagnostics (the watchdog, stress). */
+/*
+ * A CPU's timer state for diagnostics (the watchdog, stress), read racily
+ * from any CPU without its base lock: the CPU being described may be stuck
+ * holding it.
+ */
 struct timers_diag {
 	unsigned int nr;	/* pending timers */
+	uint64_t next;		/* earliest expiry, TIMER_NEVER if none */
 	bool running;		/* inside timers_run() */
 	uint64_t programmed;	/* deadline the hardware was last set for (0: fired, being handled) */
 	uint64_t last_run_ns;	/* when timers_run() last started */
 	uintptr_t current_fn;	/* address of the callback it is in, 0: none */
 };
 void timers_diag(int cpu, struct timers_diag *d);
+/* A time in whole ms for a report; TIMER_NEVER as -1. */
+static inline long long timer_ms_or_never(uint64_t t)
+{
+	return t == TIMER_NEVER ? -1ll : (long long)(t / NSEC_PER_MSEC);
+}
 /* Is @cpu inside timers_run()'s callbacks? (A callback must not schedule.) */
 bool timers_in_callbacks(int cpu);
 /* Run expired timers of the calling CPU, then reprogram the hardware. */
