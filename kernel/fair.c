@@ -70,22 +70,33 @@ static uint64_t weighted(uint64_t delta, const struct sched_entity *se)
 	return (hi << 10) + (lo >> 22);
 }
 
+/*
+ * min_vruntime = max(itself, min(curr, leftmost)). Between changes of the
+ * queue's membership only curr's vruntime moves, and only forward, so
+ * sampling before every insertion and every read gives the same value as
+ * sampling after every update of curr: cfs_update_curr() (every switch and
+ * tick) leaves it alone. Removals and put/pick only raise min(curr,
+ * leftmost), which the next sample sees.
+ */
 static void update_min_vruntime(struct cfs_rq *cfs)
 {
-	struct sched_entity *left = node_se(rb_first(&cfs->timeline));
-	uint64_t v = cfs->min_vruntime;
-	bool have = false;
+	const struct sched_entity *curr = cfs->curr, *left = node_se(rb_first(&cfs->timeline));
+	uint64_t v;
 
-	if (cfs->curr && cfs->curr->on_rq) {
-		v = cfs->curr->vruntime;
-		have = true;
-	}
-	if (left && (!have || vruntime_delta(left->vruntime, v) < 0)) {
+	if (curr && curr->on_rq)
+		v = left && vruntime_delta(left->vruntime, curr->vruntime) < 0 ? left->vruntime : curr->vruntime;
+	else if (left)
 		v = left->vruntime;
-		have = true;
-	}
-	if (have && vruntime_delta(v, cfs->min_vruntime) > 0)
+	else
+		return;
+	if (vruntime_delta(v, cfs->min_vruntime) > 0)
 		cfs->min_vruntime = v;
+}
+
+uint64_t cfs_min_vruntime(struct cfs_rq *cfs)
+{
+	update_min_vruntime(cfs);
+	return cfs->min_vruntime;
 }
 
 void cfs_update_curr(struct cfs_rq *cfs, uint64_t now)
@@ -102,7 +113,24 @@ void cfs_update_curr(struct cfs_rq *cfs, uint64_t now)
 	curr->exec_start = now;
 	curr->sum_exec_runtime += delta;
 	curr->vruntime += weighted(delta, curr);
-	update_min_vruntime(cfs);
+}
+
+/* rb_insert() with the vruntime comparison inline: this runs on every switch. */
+static void timeline_insert(struct cfs_rq *cfs, struct sched_entity *se)
+{
+	struct rb_node **link = &cfs->timeline.root, *parent = NULL;
+	bool leftmost = true;
+
+	while (*link) {
+		parent = *link;
+		if (vruntime_delta(se->vruntime, node_se(parent)->vruntime) < 0) {
+			link = &parent->left;
+		} else {
+			link = &parent->right;
+			leftmost = false;
+		}
+	}
+	rb_insert_at(&cfs->timeline, &se->run_node, parent, link, leftmost);
 }
 
 static uint64_t sched_period(unsigned int nr_running)
@@ -142,20 +170,26 @@ static void place_entity(struct cfs_rq *cfs, struct sched_entity *se, int flags)
 void cfs_enqueue(struct cfs_rq *cfs, struct sched_entity *se, int flags)
 {
 	KASSERT(!se->on_rq);
+	update_min_vruntime(cfs);	/* before @se can lower min(curr, leftmost) */
 	if (flags & ENQ_MIGRATED)
 		se->vruntime += cfs->min_vruntime;
 	place_entity(cfs, se, flags);
 	if (se != cfs->curr)
-		rb_insert(&cfs->timeline, &se->run_node, vruntime_less);
+		timeline_insert(cfs, se);
 	se->on_rq = true;
 	cfs->load_weight += se->weight;
 	cfs->nr_running++;
-	update_min_vruntime(cfs);
 }
 
 void cfs_dequeue(struct cfs_rq *cfs, struct sched_entity *se, int flags)
 {
 	KASSERT(se->on_rq && cfs->nr_running > 0);
+	/*
+	 * Sample while @se still counts: if it was holding min_vruntime back,
+	 * the DEQ_MIGRATE normalisation below must be against that value, or
+	 * the move would hand @se a credit.
+	 */
+	update_min_vruntime(cfs);
 	if (se != cfs->curr)
 		rb_erase(&cfs->timeline, &se->run_node);
 	else
@@ -163,13 +197,8 @@ void cfs_dequeue(struct cfs_rq *cfs, struct sched_entity *se, int flags)
 	se->on_rq = false;
 	cfs->load_weight -= se->weight;
 	cfs->nr_running--;
-	/*
-	 * Normalise before min_vruntime moves: if @se was holding it back, the
-	 * update would jump past it and the move would hand @se a credit.
-	 */
 	if (flags & DEQ_MIGRATE)
 		se->vruntime -= cfs->min_vruntime;
-	update_min_vruntime(cfs);
 }
 
 struct sched_entity *cfs_pick_first(const struct cfs_rq *cfs)
@@ -182,24 +211,33 @@ struct sched_entity *cfs_next(const struct sched_entity *se)
 	return node_se(rb_next(&se->run_node));
 }
 
-void cfs_set_curr(struct cfs_rq *cfs, struct sched_entity *se, uint64_t now)
+struct sched_entity *cfs_pick_next(const struct cfs_rq *cfs, bool curr_yields)
 {
-	KASSERT(se->on_rq && !cfs->curr);
-	rb_erase(&cfs->timeline, &se->run_node);
-	cfs->curr = se;
-	se->exec_start = now;
-	se->prev_sum_exec_runtime = se->sum_exec_runtime;
+	struct sched_entity *curr = cfs->curr, *left = cfs_pick_first(cfs);
+
+	if (!curr || !curr->on_rq)
+		return left;
+	if (!left)
+		return curr;
+	/* Ties go to the waiter, as if curr had been put back in the tree (right of equals). */
+	return curr_yields || vruntime_delta(left->vruntime, curr->vruntime) <= 0 ? left : curr;
 }
 
-void cfs_put_curr(struct cfs_rq *cfs)
+void cfs_set_next(struct cfs_rq *cfs, struct sched_entity *next, uint64_t now)
 {
-	struct sched_entity *curr = cfs->curr;
+	struct sched_entity *prev = cfs->curr;
 
-	if (!curr)
+	if (next == prev)
+		return;		/* curr goes on: its slice too */
+	if (prev && prev->on_rq)
+		timeline_insert(cfs, prev);
+	cfs->curr = next;
+	if (!next)
 		return;
-	cfs->curr = NULL;
-	if (curr->on_rq)
-		rb_insert(&cfs->timeline, &curr->run_node, vruntime_less);
+	KASSERT(next->on_rq);
+	rb_erase(&cfs->timeline, &next->run_node);
+	next->exec_start = now;
+	next->prev_sum_exec_runtime = next->sum_exec_runtime;
 }
 
 void cfs_reweight(struct cfs_rq *cfs, struct sched_entity *se, int nice)

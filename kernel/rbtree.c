@@ -91,6 +91,18 @@ static void insert_fixup(struct rb_root *tree, struct rb_node *z)
 	tree->root->red = false;
 }
 
+void rb_insert_at(struct rb_root *tree, struct rb_node *node, struct rb_node *parent,
+		  struct rb_node **link, bool leftmost)
+{
+	node->parent = parent;
+	node->left = node->right = NULL;
+	node->red = true;
+	*link = node;
+	if (leftmost)
+		tree->leftmost = node;
+	insert_fixup(tree, node);
+}
+
 void rb_insert(struct rb_root *tree, struct rb_node *node, rb_less_fn less)
 {
 	struct rb_node **link = &tree->root, *parent = NULL;
@@ -105,13 +117,7 @@ void rb_insert(struct rb_root *tree, struct rb_node *node, rb_less_fn less)
 			leftmost = false;
 		}
 	}
-	node->parent = parent;
-	node->left = node->right = NULL;
-	node->red = true;
-	*link = node;
-	if (leftmost)
-		tree->leftmost = node;
-	insert_fixup(tree, node);
+	rb_insert_at(tree, node, parent, link, leftmost);
 }
 
 static struct rb_node *subtree_min(struct rb_node *n)

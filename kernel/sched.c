@@ -292,27 +292,18 @@ static void schedule_locked(struct rq *rq)
 			prev->state = TASK_WAKING;
 			KASSERT(!rq->deferred_push);
 			rq->deferred_push = prev;
-		} else {
-			cfs_put_curr(&rq->cfs);
 		}
 	}
-	se = cfs_pick_first(&rq->cfs);
-	if (se && rq->yield_skip == prev && se == &prev->se) {
-		/* Linux's skip buddy: a yielding task gives way to any other runnable one. */
-		struct sched_entity *second = cfs_next(se);
-
-		if (second)
-			se = second;
-	}
+	/* Linux's skip buddy: a yielding task gives way to any other runnable one. */
+	se = cfs_pick_next(&rq->cfs, rq->yield_skip == prev);
 	rq->yield_skip = NULL;
 	next = se ? se_task(se) : rq->idle;
-	if (se) {
-		update_task_avg(next, now, true, false);	/* it was waiting */
-		cfs_set_curr(&rq->cfs, se, now);
-	}
 	rq->need_resched = false;
 	if (next == prev)
 		return;
+	if (se)
+		update_task_avg(next, now, true, false);	/* it was waiting */
+	cfs_set_next(&rq->cfs, se, now);
 	if (prev->is_idle && rq->tick_stopped)
 		tick_start(rq, now);
 	if (prev->is_idle)
@@ -580,7 +571,7 @@ bool wake_up(struct task *p)
 	target = select_task_rq(p, rq->cpu, true);
 	p->state = TASK_WAKING;
 	/* Make vruntime relative to the old queue; the new one rebases it. */
-	p->se.vruntime -= rq->cfs.min_vruntime;
+	p->se.vruntime -= cfs_min_vruntime(&rq->cfs);
 	if (target != rq->cpu) {
 		p->nr_migrations++;
 		trace_sched_migrate(arch_cpu_id(), p, rq->cpu, target);

@@ -14,6 +14,8 @@ CFLAGS := -mcpu=$(BOARD_CPU) -marm -mfpu=vfpv3-d16 -mfloat-abi=hard \
 	-O2 -g -std=gnu11 $(WARN) -fno-common -ffunction-sections -fdata-sections \
 	-fno-omit-frame-pointer -Iinclude -I. -DCONFIG_NR_CPUS=8 \
 	-DBOARD_NAME='"$(BOARD)"' -DBOARD_EARLY_UART=$(BOARD_EARLY_UART)
+# Per-board tuning (board.mk); EXTRA_CFLAGS for experiments from the command line.
+CFLAGS += $(BOARD_CFLAGS) $(EXTRA_CFLAGS)
 ifeq ($(DEBUG),1)
 CFLAGS += -DCONFIG_SCHED_DEBUG
 endif

@@ -6,7 +6,8 @@
  * fast and gets twice the CPU. Runnable entities wait in a red-black tree
  * ordered by vruntime; the running one (curr) is kept out of the tree, as
  * in Linux. min_vruntime only moves forward; it is the base that wakers
- * and migrating entities are placed relative to.
+ * and migrating entities are placed relative to, and is brought up to date
+ * when read (cfs_min_vruntime()), not on every update of curr.
  *
  * Time comes in as arguments (ns), so the host tests drive it with a fake
  * clock. The caller holds the run queue's lock around every call.
@@ -78,10 +79,20 @@ void cfs_dequeue(struct cfs_rq *cfs, struct sched_entity *se, int flags);
 struct sched_entity *cfs_pick_first(const struct cfs_rq *cfs);
 /* Next waiting entity after @se in vruntime order, or NULL. */
 struct sched_entity *cfs_next(const struct sched_entity *se);
-/* @se (on_rq) starts running at @now; it leaves the tree. */
-void cfs_set_curr(struct cfs_rq *cfs, struct sched_entity *se, uint64_t now);
-/* curr stops running; if still on_rq it goes back into the tree. */
-void cfs_put_curr(struct cfs_rq *cfs);
+/*
+ * Who runs next: the smallest vruntime of curr (if still on_rq) and the
+ * waiters, ties to a waiter; with @curr_yields, any waiter before curr.
+ * NULL: nothing runnable. Call cfs_update_curr() first.
+ */
+struct sched_entity *cfs_pick_next(const struct cfs_rq *cfs, bool curr_yields);
+/*
+ * @next (NULL, curr or a waiter) becomes curr at @now. A different one
+ * takes curr's place: curr, if still on_rq, goes back into the tree and
+ * @next leaves it and starts a slice. Tree work only when curr changes.
+ */
+void cfs_set_next(struct cfs_rq *cfs, struct sched_entity *next, uint64_t now);
+/* min_vruntime, brought up to date (the field alone may lag curr's progress). */
+uint64_t cfs_min_vruntime(struct cfs_rq *cfs);
 
 /* Wall-clock slice @se is due in one period, given the queue's load. */
 uint64_t cfs_slice(const struct cfs_rq *cfs, const struct sched_entity *se);

@@ -28,6 +28,14 @@ struct rb_root {
 typedef bool (*rb_less_fn)(const struct rb_node *a, const struct rb_node *b);
 
 void rb_insert(struct rb_root *tree, struct rb_node *node, rb_less_fn less);
+/*
+ * The second half of an insert, for callers that descend with their own
+ * inline comparison (the scheduler's hot path): link @node at *@link, a
+ * child slot of @parent (NULL: the root), and rebalance. @leftmost: the
+ * descent never went right, so @node is the new smallest.
+ */
+void rb_insert_at(struct rb_root *tree, struct rb_node *node, struct rb_node *parent,
+		  struct rb_node **link, bool leftmost);
 void rb_erase(struct rb_root *tree, struct rb_node *node);
 
 static inline struct rb_node *rb_first(const struct rb_root *tree)

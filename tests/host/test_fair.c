@@ -4,8 +4,8 @@
  * struct sim mirrors kernel/sched.c call for call: sim_tick() is
  * sched_tick() (cfs_update_curr, then cfs_tick_should_preempt when more
  * than one is runnable), sim_schedule()/sim_sleep() are __schedule() for a
- * runnable or a sleeping prev (cfs_update_curr, cfs_put_curr or
- * cfs_dequeue(DEQ_SLEEP), cfs_pick_first, cfs_set_curr), sim_activate() is
+ * runnable or a sleeping prev (cfs_update_curr, cfs_dequeue(DEQ_SLEEP) if
+ * it sleeps, cfs_pick_next, cfs_set_next), sim_activate() is
  * activate() and sim_wake() is wake_up() (vruntime made relative to the
  * queue's min_vruntime, re-based by cfs_enqueue(ENQ_WAKEUP | ENQ_MIGRATED)).
  * After every step: cfs_check(), the picked entity is the smallest
@@ -47,7 +47,7 @@ static void sim_init(struct sim *s)
 {
 	memset(s, 0, sizeof(*s));
 	cfs_rq_init(&s->cfs);
-	s->last_min = s->cfs.min_vruntime;
+	s->last_min = cfs_min_vruntime(&s->cfs);
 }
 
 /* Start from an arbitrary min_vruntime (an empty queue that ran for a while). */
@@ -59,7 +59,7 @@ static void sim_set_min(struct sim *s, uint64_t min)
 
 static void sim_check(struct sim *s)
 {
-	uint64_t min = s->cfs.min_vruntime;
+	uint64_t min = cfs_min_vruntime(&s->cfs);
 
 	KT_ASSERT_MSG(cfs_check(&s->cfs), "cfs_check failed at t=%llu ns",
 		      (unsigned long long)s->now);
@@ -73,14 +73,14 @@ static void sim_check(struct sim *s)
 	s->last_min = min;
 }
 
-/* cfs_pick_first + cfs_set_curr, checking the pick is the smallest vruntime. */
+/* cfs_pick_next + cfs_set_next, checking the pick is the smallest vruntime. */
 static void sim_pick(struct sim *s)
 {
-	struct sched_entity *se = cfs_pick_first(&s->cfs);
+	struct sched_entity *se = cfs_pick_next(&s->cfs, false);
 
-	KT_ASSERT(s->cfs.curr == NULL);
 	if (!se) {
 		KT_ASSERT_EQ(s->cfs.nr_running, 0);
+		KT_ASSERT(s->cfs.curr == NULL);
 		return;
 	}
 	for (size_t i = 0; i < s->n; i++) {
@@ -92,7 +92,7 @@ static void sim_pick(struct sim *s)
 				      (unsigned long long)se->vruntime, i,
 				      (unsigned long long)e->vruntime);
 	}
-	cfs_set_curr(&s->cfs, se, s->now);
+	cfs_set_next(&s->cfs, se, s->now);
 	KT_ASSERT(s->cfs.curr == se);
 	KT_ASSERT(cfs_pick_first(&s->cfs) != se);
 	s->switches++;
@@ -101,10 +101,8 @@ static void sim_pick(struct sim *s)
 /* __schedule() with a runnable prev. */
 static void sim_schedule(struct sim *s)
 {
-	if (s->cfs.curr) {
+	if (s->cfs.curr)
 		cfs_update_curr(&s->cfs, s->now);
-		cfs_put_curr(&s->cfs);
-	}
 	sim_pick(s);
 	if (kt_failed_now)
 		return;
@@ -181,7 +179,7 @@ static void sim_forget(struct sim *s, const struct sched_entity *se)
 static void sim_wake(struct sim *s, struct sched_entity *se)
 {
 	KT_ASSERT(!se->on_rq);
-	se->vruntime -= s->cfs.min_vruntime;
+	se->vruntime -= cfs_min_vruntime(&s->cfs);
 	sim_activate(s, se, ENQ_WAKEUP | ENQ_MIGRATED);
 }
 
@@ -302,8 +300,8 @@ KT_CASE(se_init_and_rq_init)
 	KT_ASSERT_EQ(cfs.nr_running, 0);
 	KT_ASSERT_EQ(cfs.load_weight, 0);
 	/* Deliberately just below the wrap, so every run crosses it early. */
-	KT_ASSERT(vruntime_delta(0, cfs.min_vruntime) > 0);
-	KT_ASSERT((uint64_t)(0 - cfs.min_vruntime) <= SEC);
+	KT_ASSERT(vruntime_delta(0, cfs_min_vruntime(&cfs)) > 0);
+	KT_ASSERT((uint64_t)(0 - cfs_min_vruntime(&cfs)) <= SEC);
 	KT_ASSERT(cfs_check(&cfs));
 	KT_ASSERT(cfs_pick_first(&cfs) == NULL);
 	KT_ASSERT(!cfs_tick_should_preempt(&cfs));
@@ -466,7 +464,7 @@ KT_CASE(min_vruntime_monotonic_across_wrap)
 
 	/* From cfs_rq_init's own starting point. */
 	sim_init(&s);
-	start = s.cfs.min_vruntime;
+	start = cfs_min_vruntime(&s.cfs);
 	KT_ASSERT(start > UINT64_MAX - SEC);
 	for (size_t i = 0; i < 3; i++)
 		sim_spawn(&s, &e[i], 0);
@@ -474,8 +472,8 @@ KT_CASE(min_vruntime_monotonic_across_wrap)
 	if (kt_failed_now)
 		return;
 	KT_ASSERT_EQ(s.min_wraps, 1);
-	KT_ASSERT(s.cfs.min_vruntime < start);		/* raw value wrapped ... */
-	KT_ASSERT(vruntime_delta(s.cfs.min_vruntime, start) > (int64_t)(3 * SEC));	/* ... forward */
+	KT_ASSERT(cfs_min_vruntime(&s.cfs) < start);		/* raw value wrapped ... */
+	KT_ASSERT(vruntime_delta(cfs_min_vruntime(&s.cfs), start) > (int64_t)(3 * SEC));	/* ... forward */
 	check_shares(v, NULL, 3, 10 * SEC, 0.01);
 	if (kt_failed_now)
 		return;
@@ -507,7 +505,7 @@ KT_CASE(min_vruntime_monotonic_across_wrap)
 		return;
 	/* All vruntimes stay within a few ms of min_vruntime across the wrap. */
 	for (size_t i = 0; i < 4; i++) {
-		int64_t lag = vruntime_delta(e[i].vruntime, s.cfs.min_vruntime);
+		int64_t lag = vruntime_delta(e[i].vruntime, cfs_min_vruntime(&s.cfs));
 
 		KT_ASSERT_MSG(lag >= 0 && lag <= (int64_t)(20 * MS), "entity %zu lag %lld ns", i,
 			      (long long)lag);
@@ -537,16 +535,16 @@ KT_CASE(sleeper_credit_is_bounded)
 	sim_run(&s, 2 * SEC);	/* ~1 s of vruntime for the other two */
 	if (kt_failed_now)
 		return;
-	KT_ASSERT(vruntime_delta(s.cfs.min_vruntime, c->vruntime) > (int64_t)(900 * MS));
+	KT_ASSERT(vruntime_delta(cfs_min_vruntime(&s.cfs), c->vruntime) > (int64_t)(900 * MS));
 
 	/* Long sleeper: exactly half a latency of credit, and it preempts. */
-	min_before = s.cfs.min_vruntime;
+	min_before = cfs_min_vruntime(&s.cfs);
 	base = c->sum_exec_runtime;
 	sim_wake(&s, c);
 	if (kt_failed_now)
 		return;
-	KT_ASSERT_EQ(s.cfs.min_vruntime, min_before);
-	KT_ASSERT_EQ(vruntime_delta(c->vruntime, s.cfs.min_vruntime),
+	KT_ASSERT_EQ(cfs_min_vruntime(&s.cfs), min_before);
+	KT_ASSERT_EQ(vruntime_delta(c->vruntime, cfs_min_vruntime(&s.cfs)),
 		     -(int64_t)(SCHED_LATENCY_NS / 2));
 	KT_ASSERT(s.cfs.curr == c);
 	/* Over the next 3 s it gets its third plus at most the credit. */
@@ -573,7 +571,7 @@ KT_CASE(sleeper_credit_is_bounded)
 	sim_tick_by(&s, TICK);
 	if (kt_failed_now)
 		return;
-	KT_ASSERT(vruntime_delta(own, s.cfs.min_vruntime) >= -(int64_t)(SCHED_LATENCY_NS / 2));
+	KT_ASSERT(vruntime_delta(own, cfs_min_vruntime(&s.cfs)) >= -(int64_t)(SCHED_LATENCY_NS / 2));
 	sim_wake(&s, c);
 	if (kt_failed_now)
 		return;
@@ -606,9 +604,9 @@ KT_CASE(sleeper_credit_boundary)
 			if (!idle) {
 				se_init(&a, 0);
 				cfs_enqueue(&cfs, &a, ENQ_MIGRATED);	/* at min_vruntime */
-				cfs_set_curr(&cfs, &a, 0);
+				cfs_set_next(&cfs, &a, 0);
 			}
-			min = cfs.min_vruntime;
+			min = cfs_min_vruntime(&cfs);
 			se_init(&c, 0);
 			c.vruntime = (uint64_t)cases[i].rel;
 			cfs_enqueue(&cfs, &c, ENQ_WAKEUP | ENQ_MIGRATED);
@@ -617,7 +615,7 @@ KT_CASE(sleeper_credit_boundary)
 				      idle ? "idle" : "busy", (long long)cases[i].rel,
 				      (long long)vruntime_delta(c.vruntime, min),
 				      (long long)cases[i].want);
-			KT_ASSERT(vruntime_delta(c.vruntime, cfs.min_vruntime) >=
+			KT_ASSERT(vruntime_delta(c.vruntime, cfs_min_vruntime(&cfs)) >=
 				  -(int64_t)(SCHED_LATENCY_NS / 2));
 			KT_ASSERT(cfs_check(&cfs));
 		}
@@ -639,7 +637,7 @@ KT_CASE(new_entity_starts_after_min_vruntime)
 		return;
 	for (size_t k = 3; k < 5; k++) {
 		const int nice = k == 3 ? 0 : 5;
-		uint64_t min = s.cfs.min_vruntime, slice, want;
+		uint64_t min = cfs_min_vruntime(&s.cfs), slice, want;
 
 		se_init(&e[k], nice);
 		slice = cfs_slice(&s.cfs, &e[k]);
@@ -652,7 +650,7 @@ KT_CASE(new_entity_starts_after_min_vruntime)
 			return;
 		KT_ASSERT_EQ(e[k].vruntime, want);
 		KT_ASSERT(vruntime_delta(e[k].vruntime, min) > 0);
-		KT_ASSERT(vruntime_delta(e[k].vruntime, s.cfs.min_vruntime) >= 0);
+		KT_ASSERT(vruntime_delta(e[k].vruntime, cfs_min_vruntime(&s.cfs)) >= 0);
 		/* Whoever holds min_vruntime (curr or a waiter) still goes first. */
 		KT_ASSERT(s.cfs.curr);
 		KT_ASSERT(vruntime_delta(e[k].vruntime, s.cfs.curr->vruntime) > 0 ||
@@ -690,10 +688,10 @@ KT_CASE(wakeup_preemption_granularity)
 		se_init(&b, nices[k]);
 		/* No curr: nothing to preempt. */
 		KT_ASSERT(!cfs_wakeup_should_preempt(&cfs, &a));
-		cfs_set_curr(&cfs, &a, 0);
+		cfs_set_next(&cfs, &a, 0);
 		KT_ASSERT(!cfs_wakeup_should_preempt(&cfs, &a));	/* curr itself */
 		for (size_t i = 0; i < sizeof(leads) / sizeof(leads[0]); i++) {
-			uint64_t min = cfs.min_vruntime;
+			uint64_t min = cfs_min_vruntime(&cfs);
 
 			b.vruntime = (uint64_t)-leads[i];	/* relative to min */
 			cfs_enqueue(&cfs, &b, ENQ_MIGRATED);
@@ -704,7 +702,7 @@ KT_CASE(wakeup_preemption_granularity)
 				      nices[k], (long long)leads[i], (unsigned long long)gran,
 				      cfs_wakeup_should_preempt(&cfs, &b));
 			cfs_dequeue(&cfs, &b, DEQ_MIGRATE);
-			KT_ASSERT_EQ(cfs.min_vruntime, min);
+			KT_ASSERT_EQ(cfs_min_vruntime(&cfs), min);
 		}
 	}
 	/* Concretely: nice 0 needs > 1 ms, nice 5 > 3.06 ms. */
@@ -880,7 +878,7 @@ KT_CASE(slices_follow_period)
 /* Move waiting @x from @from to @to as a migration; check its lag is kept. */
 static void migrate(struct sim *from, struct sim *to, struct sched_entity *x)
 {
-	uint64_t old = x->vruntime, min_from = from->cfs.min_vruntime, min_to;
+	uint64_t old = x->vruntime, min_from = cfs_min_vruntime(&from->cfs), min_to;
 	int64_t lag;
 
 	KT_ASSERT(x->on_rq && x != from->cfs.curr);
@@ -896,20 +894,20 @@ static void migrate(struct sim *from, struct sim *to, struct sched_entity *x)
 	 * relative to the min_vruntime recomputed without it, which is ahead
 	 * of it; Linux normalises before that update. Not pinned down here.)
 	 */
-	KT_ASSERT_EQ(from->cfs.min_vruntime, min_from);
+	KT_ASSERT_EQ(cfs_min_vruntime(&from->cfs), min_from);
 	lag = vruntime_delta(old, min_from);
 	KT_ASSERT(lag >= 0 && lag < (int64_t)(10 * MS));
 	KT_ASSERT_EQ((int64_t)x->vruntime, lag);	/* relative in transit */
 
 	cfs_update_curr(&to->cfs, to->now);
-	min_to = to->cfs.min_vruntime;
+	min_to = cfs_min_vruntime(&to->cfs);
 	to->all[to->n++] = x;
 	cfs_enqueue(&to->cfs, x, ENQ_MIGRATED);
 	sim_check(to);
 	if (kt_failed_now)
 		return;
 	KT_ASSERT_EQ(x->vruntime, min_to + (uint64_t)lag);
-	KT_ASSERT_EQ(vruntime_delta(x->vruntime, to->cfs.min_vruntime), lag);
+	KT_ASSERT_EQ(vruntime_delta(x->vruntime, cfs_min_vruntime(&to->cfs)), lag);
 }
 
 KT_CASE(migration_keeps_lag)
@@ -930,7 +928,7 @@ KT_CASE(migration_keeps_lag)
 	sim_run(&sb, 5 * SEC);
 	if (kt_failed_now)
 		return;
-	KT_ASSERT(vruntime_delta(sb.cfs.min_vruntime, sa.cfs.min_vruntime) > (1ll << 61));
+	KT_ASSERT(vruntime_delta(cfs_min_vruntime(&sb.cfs), cfs_min_vruntime(&sa.cfs)) > (1ll << 61));
 
 	/* The later of sa's two waiters (its departure leaves min alone) ... */
 	x = cfs_next(cfs_pick_first(&sa.cfs));
@@ -977,11 +975,11 @@ KT_CASE(migration_keeps_lag)
 		if (kt_failed_now)
 			return;
 		sim_forget(&sa, c);
-		lag = vruntime_delta(c->vruntime, sa.cfs.min_vruntime);
+		lag = vruntime_delta(c->vruntime, cfs_min_vruntime(&sa.cfs));
 		KT_ASSERT(lag >= -(int64_t)(SCHED_LATENCY_NS / 2) && lag <= (int64_t)(10 * MS));
-		c->vruntime -= sa.cfs.min_vruntime;
+		c->vruntime -= cfs_min_vruntime(&sa.cfs);
 		cfs_update_curr(&sb.cfs, sb.now);
-		min_b = sb.cfs.min_vruntime;
+		min_b = cfs_min_vruntime(&sb.cfs);
 		sb.all[sb.n++] = c;
 		sim_activate(&sb, c, ENQ_WAKEUP | ENQ_MIGRATED);
 		if (kt_failed_now)
