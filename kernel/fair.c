@@ -223,21 +223,45 @@ struct sched_entity *cfs_pick_next(const struct cfs_rq *cfs, bool curr_yields)
 	return curr_yields || vruntime_delta(left->vruntime, curr->vruntime) <= 0 ? left : curr;
 }
 
+/*
+ * The waiter @next leaves the tree and @prev goes back in. When @next is
+ * the leftmost and @prev orders before @next's successor (two tasks taking
+ * turns, a wakee preempting the only other task), @prev simply takes
+ * @next's place: O(1), no rebalancing, the same order as insert + erase.
+ */
+static void timeline_swap(struct cfs_rq *cfs, struct sched_entity *prev, struct sched_entity *next)
+{
+	struct rb_node *succ;
+
+	if (rb_first(&cfs->timeline) == &next->run_node) {
+		succ = rb_next(&next->run_node);
+		if (!succ || vruntime_delta(prev->vruntime, node_se(succ)->vruntime) < 0) {
+			rb_replace(&cfs->timeline, &next->run_node, &prev->run_node);
+			return;
+		}
+	}
+	timeline_insert(cfs, prev);
+	rb_erase(&cfs->timeline, &next->run_node);
+}
+
 void cfs_set_next(struct cfs_rq *cfs, struct sched_entity *next, uint64_t now)
 {
 	struct sched_entity *prev = cfs->curr;
 
 	if (next == prev)
 		return;		/* curr goes on: its slice too */
-	if (prev && prev->on_rq)
+	KASSERT(!next || next->on_rq);
+	if (prev && prev->on_rq && next)
+		timeline_swap(cfs, prev, next);
+	else if (prev && prev->on_rq)
 		timeline_insert(cfs, prev);
+	else if (next)
+		rb_erase(&cfs->timeline, &next->run_node);
 	cfs->curr = next;
-	if (!next)
-		return;
-	KASSERT(next->on_rq);
-	rb_erase(&cfs->timeline, &next->run_node);
-	next->exec_start = now;
-	next->prev_sum_exec_runtime = next->sum_exec_runtime;
+	if (next) {
+		next->exec_start = now;
+		next->prev_sum_exec_runtime = next->sum_exec_runtime;
+	}
 }
 
 void cfs_reweight(struct cfs_rq *cfs, struct sched_entity *se, int nice)

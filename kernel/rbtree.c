@@ -240,6 +240,19 @@ void rb_erase(struct rb_root *tree, struct rb_node *z)
 		erase_fixup(tree, x, x_parent);
 }
 
+void rb_replace(struct rb_root *tree, struct rb_node *old, struct rb_node *new)
+{
+	*new = *old;
+	replace_child(tree, old, new);
+	if (new->left)
+		new->left->parent = new;
+	if (new->right)
+		new->right->parent = new;
+	if (tree->leftmost == old)
+		tree->leftmost = new;
+	old->left = old->right = old->parent = NULL;
+}
+
 static int check_subtree(const struct rb_node *n, const struct rb_node *parent, rb_less_fn less)
 {
 	int lh, rh;

@@ -37,6 +37,12 @@ void rb_insert(struct rb_root *tree, struct rb_node *node, rb_less_fn less);
 void rb_insert_at(struct rb_root *tree, struct rb_node *node, struct rb_node *parent,
 		  struct rb_node **link, bool leftmost);
 void rb_erase(struct rb_root *tree, struct rb_node *node);
+/*
+ * @new takes @old's place (links and colour) in O(1), @old leaves the
+ * tree. Only for a @new that orders exactly where @old did: after @old's
+ * predecessor and before its successor.
+ */
+void rb_replace(struct rb_root *tree, struct rb_node *old, struct rb_node *new);
 
 static inline struct rb_node *rb_first(const struct rb_root *tree)
 {

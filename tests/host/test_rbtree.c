@@ -7,6 +7,8 @@
  *   order down to an empty tree;
  * - the O(log n) shape: height <= 2 log2(n + 1), black height consistent
  *   with n, and the comparator calls per insert for n = 2^k, k = 4..14;
+ * - rb_replace() of random nodes (the leftmost included) by a free node
+ *   keyed between the old one's neighbours, and its misuse caught;
  * - rb_check() itself: every single-node recolouring, a misordering, a bad
  *   parent pointer and a stale leftmost must all be reported as -1.
  */
@@ -355,6 +357,67 @@ KT_CASE(duplicates_keep_fifo_order)
 		prev = it;
 	}
 	KT_ASSERT(prev && prev->key == 2);
+}
+
+/* Swap a random in-tree node for a free one keyed between its neighbours; false if the old one kept links. */
+static bool do_replace(void)
+{
+	size_t i = rng_below(ref_n);
+	struct item *old = ref[i], *new = NULL;
+	uint64_t lo = i ? ref[i - 1]->key : 0, hi = i + 1 < ref_n ? ref[i + 1]->key : lo + 1000;
+
+	for (size_t k = 0; k < POOL && !new; k++)
+		if (!pool[k].in_tree && &pool[k] != old)
+			new = &pool[k];
+	if (!new)
+		return false;
+	/* Equal to the predecessor is fine (FIFO after it), equal to the successor is not. */
+	new->key = hi > lo ? lo + rng_below(hi - lo) : lo;
+	if (i + 1 < ref_n && new->key >= ref[i + 1]->key)
+		return true;	/* no room between equal neighbours: skip */
+	rb_replace(&tree, &old->node, &new->node);
+	old->in_tree = false;
+	new->in_tree = true;
+	ref[i] = new;
+	return !old->node.parent && !old->node.left && !old->node.right;
+}
+
+KT_CASE(replace_keeps_order_and_shape)
+{
+	for (uint64_t seed = 1; seed <= 30; seed++) {
+		const size_t cap = 2 + seed * 4;
+
+		rng_seed(seed * 7919);
+		reset();
+		for (int op = 0; op < 1200; op++) {
+			struct item *it = &pool[rng_below(cap)];
+			int what = (int)rng_below(3);
+
+			if (what == 0 && ref_n)
+				KT_ASSERT(do_replace());
+			else if (it->in_tree)
+				KT_ASSERT(do_erase(it));
+			else
+				do_insert(it, rng_below(64));
+			check_all();
+			if (kt_failed_now) {
+				printf("  (seed %llu, op %d)\n", (unsigned long long)seed, op);
+				return;
+			}
+		}
+	}
+	/* The leftmost of a one-node tree (two tasks taking turns): the root changes hands. */
+	reset();
+	do_insert(&pool[0], 10);
+	pool[1].key = 20;
+	rb_replace(&tree, &pool[0].node, &pool[1].node);
+	KT_ASSERT(tree.root == &pool[1].node && tree.leftmost == &pool[1].node);
+	KT_ASSERT_EQ(rb_check(&tree, item_less), 2);
+	/* A misplaced replacement is what rb_check() exists to catch. */
+	do_insert(&pool[2], 30);
+	pool[3].key = 40;
+	rb_replace(&tree, &pool[1].node, &pool[3].node);	/* 40 before 30: wrong */
+	KT_ASSERT_EQ(rb_check(&tree, item_less), -1);
 }
 
 KT_CASE(erase_leftmost_updates_first)
