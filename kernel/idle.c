@@ -80,6 +80,10 @@ void cpu_idle_enter(int cpu, uint64_t next_timer_ns)
 		platform_cpu_power_down(cpu, false, false);
 		return;
 	}
+	if (ci->unreflected_ns != UINT64_MAX) {
+		idle_gov_reflect(&ci->gov, ci->unreflected_ns);
+		ci->unreflected_ns = UINT64_MAX;
+	}
 	now = arch_now_ns();
 	sleep_ns = next_timer_ns == TIMER_NEVER ? UINT64_MAX : next_timer_ns > now ? next_timer_ns - now : 0;
 	state = idle_gov_select(&ci->gov, ci->states, ci->nr_states, sleep_ns, idle_latency_limit_ns);
@@ -95,7 +99,7 @@ void cpu_idle_enter(int cpu, uint64_t next_timer_ns)
 	rail_cpu_busy(&rails[ci->rail], ci->rail, cpu, woke, &platform_rail_ops);
 	cpu_idle_account_exit(ci, woke);
 	trace_cpu_idle(cpu, -1);
-	idle_gov_reflect(&ci->gov, woke - now);
+	ci->unreflected_ns = woke - now;
 }
 
 struct cpu_idle *cpu_idle_of(int cpu)

@@ -75,6 +75,7 @@ int idle_parse_dt(const struct fdt *fdt, const struct topology *topo, struct cpu
 
 		memset(c, 0, sizeof(*c));
 		idle_gov_init(&c->gov);
+		c->unreflected_ns = UINT64_MAX;
 		c->cur_state = -1;
 		c->since_ns = now;
 		c->nr_states = 1;

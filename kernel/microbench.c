@@ -766,7 +766,7 @@ static void idle_fn(void *arg)
 			unsigned long flags = arch_irq_save();
 			uint64_t t0, t1;
 
-			ci->gov = saved;	/* the same prediction every time, and none learnt from us */
+			ci->gov = saved;	/* the same prediction every time (each entry still learns from the last idle: its cost counts) */
 			arch_send_reschedule(mb.cpu);	/* pending: the WFI returns at once */
 			t0 = arch_now_ns();
 			cpu_idle_enter(mb.cpu, deep ? TIMER_NEVER : t0 + 100 * NSEC_PER_USEC);
@@ -779,6 +779,7 @@ static void idle_fn(void *arg)
 		idle_state_of[deep] = (int)argmax(u0, u1, (unsigned)ci->nr_states);
 	}
 	ci->gov = saved;
+	ci->unreflected_ns = UINT64_MAX;	/* nor learnt at the next real idle */
 	mb.n = mb.reps;
 }
 

@@ -30,7 +30,7 @@ uint32_t sched_cpus_online;
  * may be in it while a wakee is already queued there; select_task_rq()
  * confirms each candidate with cpu_idle_now().
  */
-static uint32_t idle_hint;
+uint32_t idle_hint;
 
 void sched_set_idle_hint(int cpu, bool idle)
 {
@@ -126,13 +126,25 @@ static void tick_start(struct rq *rq, uint64_t now)
 	timer_arm(&tick_timers[rq->cpu], now + tick_period_ns());
 }
 
-static void tick_stop(struct rq *rq)
+/*
+ * Going idle: stop the tick, unless another timer is due before it (as
+ * Linux does when the next event is within a tick): that timer wakes the
+ * CPU first anyway, and a short idle then costs no tick restart on the way
+ * out (the wake-up path) and no stop on the way in. Returns the CPU's next
+ * timer expiry, for the idle governor.
+ */
+static uint64_t tick_stop_idle(struct rq *rq)
 {
-	if (!rq->tick_stopped) {
-		timer_cancel(&tick_timers[rq->cpu]);
-		rq->tick_stopped = true;
-		nohz_enter_idle(rq->cpu);
-	}
+	uint64_t next = timers_next_expiry(rq->cpu);
+
+	if (rq->tick_stopped)
+		return next;
+	if (next < tick_timers[rq->cpu].expires)
+		return next;
+	timer_cancel(&tick_timers[rq->cpu]);
+	rq->tick_stopped = true;
+	nohz_enter_idle(rq->cpu);
+	return timers_next_expiry(rq->cpu);
 }
 
 /*
@@ -569,6 +581,15 @@ bool wake_up(struct task *p)
 		return true;
 	}
 	target = select_task_rq(p, rq->cpu, true);
+	if (target == rq->cpu && target == arch_cpu_id()) {
+		/* It stays on this CPU: enqueue under the lock we hold (vruntime stays absolute). */
+		trace_sched_wakeup(target, p, target);
+		rq->clock = arch_now_ns();
+		activate(rq, p, ENQ_WAKEUP);
+		spin_unlock(&rq->lock);
+		arch_irq_restore(flags);
+		return true;
+	}
 	p->state = TASK_WAKING;
 	/* Make vruntime relative to the old queue; the new one rebases it. */
 	p->se.vruntime -= cfs_min_vruntime(&rq->cfs);
@@ -743,9 +764,10 @@ void sched_idle_loop(void)
 			balance_newidle(rq);
 		}
 		if (!rq->need_resched && rq->cfs.nr_running == 0) {
-			tick_stop(rq);
+			uint64_t next_timer = tick_stop_idle(rq);
+
 			/* Sleeps in the state the governor picks until an IRQ is pending. */
-			cpu_idle_enter(rq->cpu, timers_next_expiry(rq->cpu));
+			cpu_idle_enter(rq->cpu, next_timer);
 		}
 		arch_irq_enable();
 		if (rq->need_resched)

@@ -26,6 +26,11 @@ static inline bool cpu_idle_now(int cpu)
 }
 /* @cpu switches to (away from) its idle task: where wake-ups look for idle CPUs. */
 void sched_set_idle_hint(int cpu, bool idle);
+/*
+ * CPUs running their idle task, ticking or not (bit n = CPU n): a hint,
+ * confirm with cpu_idle_now(). nohz_idle_cpus is the tickless subset.
+ */
+extern uint32_t idle_hint;
 
 static inline bool task_allowed_on(const struct task *p, int cpu)
 {

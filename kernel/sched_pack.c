@@ -166,7 +166,7 @@ static void energy_cand(struct pack_energy_cand *c, int cpu, bool is_idle, int p
  */
 enum pack_reason pack_energy_select(const struct task *p, int prev, int *target)
 {
-	uint32_t idle = READ_ONCE(nohz_idle_cpus) & sched_online_mask() & p->cpus_allowed;
+	uint32_t idle = READ_ONCE(idle_hint) & sched_online_mask() & p->cpus_allowed;
 	int buddy = READ_ONCE(sched_topo.pack_buddy[prev]);
 	int cand[2 + IDLE_MAX_RAILS], at[2 + IDLE_MAX_RAILS], nr = 0, nin = 0, pick, best;
 	struct pack_energy_cand in[2 + IDLE_MAX_RAILS];

@@ -68,6 +68,12 @@ struct cpu_idle {
 	uint64_t busy_ns;
 	uint64_t since_ns;		/* start of the current busy/idle stretch */
 	int cur_state;			/* -1: busy */
+	/*
+	 * The last idle's length, for the governor: learnt at the next entry,
+	 * as Linux's menu does, so the wake-up path does not pay for it.
+	 * UINT64_MAX: nothing to learn.
+	 */
+	uint64_t unreflected_ns;
 };
 
 enum rail_state { RAIL_BUSY, RAIL_IDLE, RAIL_OFF };
