@@ -11,7 +11,7 @@
 #include "kernel/fdt.h"
 #include "kernel/printk.h"
 
-#define GT_COUNT_LO 0x00
+#define GT_COUNT_LO 0x00	/* the layout drivers/timer.c reads (timer_ops.counter_mmio) */
 #define GT_COUNT_HI 0x04
 #define GT_CTRL     0x08
 #define GT_CTRL_ENABLE (1u << 0)
@@ -110,7 +110,7 @@ int a9_timer_probe(const struct fdt *fdt, struct timer_ops *ops)
 	mmio_write32(gt_base + GT_CTRL, GT_CTRL_ENABLE);
 	ops->name = "arm,cortex-a9-global-timer + twd";
 	ops->freq_hz = hz;
-	ops->read = gt_read;
+	ops->counter_mmio = gt_base;
 	ops->set_deadline = twd_set_deadline;
 	ops->cancel = twd_cancel;
 	ops->ack = twd_ack;

@@ -4,6 +4,7 @@
  */
 #include "drivers/timer.h"
 
+#include "arch/arm.h"
 #include "drivers/gic.h"
 #include "kernel/fdt.h"
 #include "kernel/panic.h"
@@ -48,7 +49,19 @@ void timer_cpu_resume(void)
 
 uint64_t clock_ns(void)
 {
-	return clock_ticks_to_ns(&conv, timer.read());
+	uintptr_t mmio = timer.counter_mmio;
+	uint32_t lo, hi, hi2;
+
+	if (mmio) {
+		do {
+			hi = mmio_read32(mmio + 4);
+			lo = mmio_read32(mmio);
+			hi2 = mmio_read32(mmio + 4);
+		} while (hi != hi2);
+	} else {
+		__asm__ volatile("isb\n\tmrrc p15, 1, %0, %1, c14" : "=r"(lo), "=r"(hi));
+	}
+	return clock_ticks_to_ns(&conv, ((uint64_t)hi << 32) | lo);
 }
 
 /* The scheduler's clock (include/kernel/timer.h) is this one, without a call in between. */

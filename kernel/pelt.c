@@ -156,6 +156,14 @@ int pelt_update_elapsed(struct sched_avg *sa, uint64_t now_ns, bool runnable, bo
 		return 0;
 	}
 
+	units = (uint32_t)delta_ns >> PELT_UNIT_SHIFT;
+	if (!(delta_ns >> 32) && units < PELT_PERIOD_UNITS - sa->period_contrib) {
+		/* Inside the period (pelt_update() does this inline; other callers get here). */
+		pelt_accrue(sa, units, runnable, running);
+		check_bounds(sa);
+		return 0;
+	}
+
 	seqcount_write_begin(&sa->seq);
 	if (delta_ns >> 32) {
 		/* Over 4 s (4096 periods): everything old has decayed away. */
@@ -167,21 +175,8 @@ int pelt_update_elapsed(struct sched_avg *sa, uint64_t now_ns, bool runnable, bo
 		crossed = periods > INT_MAX ? INT_MAX : (int)periods;
 		units = UNITS_SATURATED + (uint32_t)((units64 - head) % PELT_PERIOD_UNITS);
 	} else {
-		units = (uint32_t)delta_ns >> PELT_UNIT_SHIFT;
 		/* Whole units only: the sub-unit remainder stays for the next update. */
 		sa->last_update_ns += units << PELT_UNIT_SHIFT;
-		if (units < PELT_PERIOD_UNITS - sa->period_contrib) {
-			/* Inside the period: each sum grows by at most what the period does. */
-			if (runnable)
-				sa->runnable_avg_sum += units;
-			if (running)
-				sa->usage_avg_sum += units;
-			sa->runnable_avg_period += units;
-			sa->period_contrib += units;
-			check_bounds(sa);
-			seqcount_write_end(&sa->seq);
-			return 0;
-		}
 		/*
 		 * head completes the current period; what is left is some whole
 		 * periods and a tail that opens the new current period.

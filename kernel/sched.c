@@ -80,7 +80,7 @@ static uint64_t tick_period_ns(void)
  * curr or of the queue, updates only when the state really changed: the
  * series is the same, one update per idle/busy transition and per tick.
  */
-static void rq_avg_sync(struct rq *rq, uint64_t now)
+static inline void rq_avg_sync(struct rq *rq, uint64_t now)
 {
 	bool running = !rq->curr->is_idle, runnable = running || rq->cfs.nr_running > 0;
 
@@ -502,6 +502,11 @@ static __attribute__((noinline)) int select_idle_or_prev(const struct task *p, i
  */
 static int select_task_rq(struct task *p, int prev_cpu, bool wakeup)
 {
+	uint32_t allowed = p->cpus_allowed & READ_ONCE(sched_cpus_online);
+
+	/* One CPU allowed: nothing to decide (Linux skips the class's placement too). */
+	if (allowed && !(allowed & (allowed - 1)))
+		return __builtin_ctz(allowed);
 	if (wakeup) {
 		int target = -1;
 		enum pack_reason why = READ_ONCE(sched_topo.pack) == PACK_ENERGY ?

@@ -81,7 +81,9 @@ static void heap_remove(struct timer_base *b, struct timer *t)
 		return;
 	place(b, i, last);
 	sift_down(b, i);
-	sift_up(b, (unsigned int)last->heap_index);
+	/* Only a hole below the root can need the moved timer to rise (not the expiry path's i == 0). */
+	if (i > 0 && last->heap_index == (int)i)
+		sift_up(b, i);
 }
 
 /* Program the hardware for the earliest timer if that changed. */

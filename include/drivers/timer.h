@@ -34,7 +34,13 @@ struct timer_ops {
 	const char *name;
 	uint32_t freq_hz;
 	uint32_t irq;
-	uint64_t (*read)(void);			/* counter ticks */
+	/*
+	 * The counter, read inline by clock_ns() (every switch and wake-up
+	 * reads the clock): 0 for the CP15 virtual counter (CNTVCT), else the
+	 * address of a 64-bit MMIO counter as two 32-bit words, low at +0 and
+	 * high at +4 (the A9 global timer), read high-low-high.
+	 */
+	uintptr_t counter_mmio;
 	void (*set_deadline)(uint64_t ticks);	/* absolute ticks */
 	void (*cancel)(void);
 	void (*ack)(void);			/* in the IRQ handler */

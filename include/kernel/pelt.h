@@ -104,11 +104,37 @@ void pelt_init(struct sched_avg *sa, uint64_t now_ns);
  */
 int pelt_update_elapsed(struct sched_avg *sa, uint64_t now_ns, bool runnable, bool running);
 
+/* @units whole units that stay inside the current period: each sum grows by what the period does. */
+static inline void pelt_accrue(struct sched_avg *sa, uint32_t units, bool runnable, bool running)
+{
+	seqcount_write_begin(&sa->seq);
+	sa->last_update_ns += (uint64_t)units << PELT_UNIT_SHIFT;
+	if (runnable)
+		sa->runnable_avg_sum += units;
+	if (running)
+		sa->usage_avg_sum += units;
+	sa->runnable_avg_period += units;
+	sa->period_contrib += units;
+	seqcount_write_end(&sa->seq);
+}
+
+/*
+ * The hot paths' entry: less than a unit since the last update (every
+ * yield, most wake-ups) costs a compare, a stretch inside the current
+ * period a few adds inline; only a period boundary (decay) makes a call.
+ */
 static inline int pelt_update(struct sched_avg *sa, uint64_t now_ns, bool runnable, bool running)
 {
-	/* Less than a unit since the last update: nothing to account (every yield, most wake-ups). */
-	if (now_ns - sa->last_update_ns < (1u << PELT_UNIT_SHIFT))
+	uint64_t delta_ns = now_ns - sa->last_update_ns;
+	uint32_t units;
+
+	if (delta_ns < (1u << PELT_UNIT_SHIFT))
 		return 0;
+	units = (uint32_t)delta_ns >> PELT_UNIT_SHIFT;
+	if (!(delta_ns >> 32) && units < PELT_PERIOD_UNITS - sa->period_contrib) {
+		pelt_accrue(sa, units, runnable, running);
+		return 0;
+	}
 	return pelt_update_elapsed(sa, now_ns, runnable, running);
 }
 
