@@ -245,7 +245,8 @@ static void activate(struct rq *rq, struct task *p, int flags)
 	KASSERT(!p->on_rq && p->cpu == rq->cpu);
 	/* Woken: it slept until now. New or moved: it was waiting to run. */
 	update_task_avg(p, rq->clock, !(flags & ENQ_WAKEUP), false);
-	cfs_update_curr(&rq->cfs, rq->clock);
+	if (rq->cfs.curr)
+		cfs_update_curr(&rq->cfs, rq->clock);
 	cfs_enqueue(&rq->cfs, &p->se, flags);
 	rq_avg_sync(rq, rq->clock);
 	p->on_rq = true;
@@ -286,11 +287,12 @@ static void schedule_locked(struct rq *rq)
 {
 	struct task *prev = rq->curr, *next;
 	struct sched_entity *se;
-	uint64_t now = arch_now_ns();
+	uint64_t now = rq->clock_fresh ? rq->clock : arch_now_ns();
 
 	/* A timer callback must not switch: timers_run() would be left half done. */
 	KASSERT_DEBUG(!timers_in_callbacks(rq->cpu));
 	rq->clock = now;
+	rq->clock_fresh = false;
 	if (!prev->is_idle) {
 		update_task_avg(prev, now, true, true);
 		cfs_update_curr(&rq->cfs, now);
@@ -304,6 +306,7 @@ static void schedule_locked(struct rq *rq)
 			prev->state = TASK_WAKING;
 			KASSERT(!rq->deferred_push);
 			rq->deferred_push = prev;
+			rq->has_deferred = true;
 		}
 	}
 	/* Linux's skip buddy: a yielding task gives way to any other runnable one. */
@@ -352,17 +355,25 @@ static void schedule_locked(struct rq *rq)
 static void finish_switch(void)
 {
 	struct rq *rq = this_rq();
-	struct task *w = rq->deferred_wake, *push = rq->deferred_push, *dead = rq->deferred_free;
+	struct task *w, *push, *dead;
 
-	rq->deferred_wake = NULL;
-	rq->deferred_push = NULL;
-	rq->deferred_free = NULL;
 #ifdef CONFIG_SCHED_DEBUG
 	if (rq->switched_from) {
 		rq->switched_from->on_cpu = false;
 		rq->switched_from = NULL;
 	}
 #endif
+	if (!rq->has_deferred) {	/* the common case: no exit, no push */
+		spin_unlock(&rq->lock);
+		return;
+	}
+	w = rq->deferred_wake;
+	push = rq->deferred_push;
+	dead = rq->deferred_free;
+	rq->has_deferred = false;
+	rq->deferred_wake = NULL;
+	rq->deferred_push = NULL;
+	rq->deferred_free = NULL;
 	spin_unlock(&rq->lock);
 	if (w)
 		wake_up(w);
@@ -399,9 +410,12 @@ static void schedule(bool yield)
 
 void sched_irq_exit(void)
 {
+	struct rq *rq = this_rq();
+
 	KASSERT_DEBUG(!timers_in_callbacks(arch_cpu_id()));	/* timers_run() finished before the IRQ ends */
-	if (this_rq()->need_resched)
+	if (rq->need_resched)
 		schedule(false);
+	rq->clock_fresh = false;	/* never carried past the interrupt that read it */
 }
 
 /* Drain this CPU's wake list (remote wake-ups). IRQs off. */
@@ -591,6 +605,8 @@ bool wake_up(struct task *p)
 		trace_sched_wakeup(target, p, target);
 		rq->clock = arch_now_ns();
 		activate(rq, p, ENQ_WAKEUP);
+		if (rq->need_resched && timers_in_callbacks(target))
+			rq->clock_fresh = true;
 		spin_unlock(&rq->lock);
 		arch_irq_restore(flags);
 		return true;
@@ -712,6 +728,7 @@ void sched_exit_current(int code)
 		rq->deferred_free = self;
 	else
 		rq->deferred_wake = self->joiner;
+	rq->has_deferred = true;
 	schedule_locked(rq);
 	panic("exited task %u ran again", (unsigned)self->tid);
 }
