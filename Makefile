@@ -42,7 +42,7 @@ ARM_SRCS := $(sort $(wildcard boot/*.S boot/*.c drivers/*.c kernel/*.c))
 # One sub-make per board so that board.mk variables stay per board.
 define board_rules
 kernel-$(1): build/$(1)/kernel.bin build/$(1)/$(1).dtb
-build/$(1)/kernel.bin build/$(1)/kernel.elf: $$(ARM_SRCS) $$(wildcard include/*/*.h boot/*.h linker/*.ld) boards/$(1)/board.mk Makefile
+build/$(1)/kernel.bin build/$(1)/kernel.elf: $$(ARM_SRCS) $$(wildcard include/*/*.h boot/*.h linker/*.ld) boards/$(1)/board.mk Makefile mk/kernel.mk
 	@$$(MAKE) --no-print-directory -f mk/kernel.mk BOARD=$(1)
 build/$(1)/$(1).dtb: boards/$(1)/$(1).dts $$(wildcard boards/$(1)/*.dtsi boards/common/*.dtsi)
 	@mkdir -p $$(@D)

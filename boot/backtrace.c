@@ -1,30 +1,58 @@
 /*
- * Frame-pointer backtraces (the kernel is built -marm -fno-omit-frame-pointer:
- * GCC's ARM frame record is {fp, lr} pushed with fp pointing at the saved
- * lr, the caller's fp just below it). Every frame is checked to be in RAM
- * and to move up the stack before it is read, so a corrupt chain ends the
- * walk instead of faulting.
+ * Backtraces from the EHABI unwind tables (kernel/unwind_ehabi.c): the
+ * kernel is built -fomit-frame-pointer -funwind-tables, and linker/common.ld
+ * keeps .ARM.exidx (between __exidx_start and __exidx_end) and .ARM.extab
+ * in the image. Every table and stack word is checked with mmu_is_ram()
+ * before it is read, so a corrupt stack ends the walk instead of faulting.
  */
 #include "boot/boot.h"
 #include "boot/mmu.h"
+#include "boot/trap.h"
+#include "kernel/format.h"
+#include "kernel/unwind_ehabi.h"
 
-#define MAX_FRAMES 16
+#define MAX_FRAMES 16	/* return addresses after the pc */
 
-void backtrace_print(uint32_t pc, uint32_t fp, void (*print)(const char *fmt, ...))
+extern const uint32_t __exidx_start[], __exidx_end[];
+
+static bool readable(const struct unwind_env *env, uint32_t addr, uint32_t len)
 {
-	print(" backtrace: %08x", (unsigned)pc);
-	for (int i = 0; i < MAX_FRAMES && fp; i++) {
-		const uint32_t *frame = (const uint32_t *)(uintptr_t)fp;
-		uint32_t lr, next;
-
-		if ((fp & 3) || fp < 4 || !mmu_is_ram(fp - 4, 8))
-			break;
-		lr = frame[0];
-		next = frame[-1];
-		print(" %08x", (unsigned)lr);
-		if (next <= fp)
-			break;	/* frames must move up the stack */
-		fp = next;
-	}
-	print("\n");
+	(void)env;
+	return mmu_is_ram(addr, len);
 }
+
+void backtrace_print(const struct trap_frame *tf, void (*print)(const char *fmt, ...))
+{
+	const struct unwind_env env = {
+		.exidx_start = (uint32_t)(uintptr_t)__exidx_start,
+		.exidx_end = (uint32_t)(uintptr_t)__exidx_end,
+		.readable = readable,
+	};
+	struct unwind_regs regs;
+	uint32_t pcs[1 + MAX_FRAMES];
+	char line[16 + 9 * (1 + MAX_FRAMES)];
+	int n, len;
+
+	for (int i = 0; i < 13; i++)
+		regs.r[i] = tf->r[i];
+	regs.r[13] = tf->sp;	/* the interrupted mode's banked sp and lr */
+	regs.r[14] = tf->lr;
+	regs.r[15] = tf->pc;
+	n = unwind_backtrace(&env, &regs, pcs, 1 + MAX_FRAMES, NULL);
+	/* One print: a line written piecewise could interleave with other CPUs' output. */
+	len = ksnprintf(line, sizeof(line), " backtrace:");
+	for (int i = 0; i < n; i++)
+		len += ksnprintf(line + len, sizeof(line) - (size_t)len, " %08x", (unsigned)pcs[i]);
+	print("%s\n", line);
+}
+
+/*
+ * The personality routines the tables name. Only a C++ runtime would call
+ * them; defining them here keeps libgcc's unwinder out of the image.
+ */
+void __aeabi_unwind_cpp_pr0(void);
+void __aeabi_unwind_cpp_pr1(void);
+void __aeabi_unwind_cpp_pr2(void);
+void __aeabi_unwind_cpp_pr0(void) {}
+void __aeabi_unwind_cpp_pr1(void) {}
+void __aeabi_unwind_cpp_pr2(void) {}

@@ -7,6 +7,7 @@
 
 struct fdt;
 struct bootargs;
+struct trap_frame;
 
 void boot_main(uintptr_t dtb);
 void secondary_main(int cpu);
@@ -30,8 +31,11 @@ void panic_halt(void) __attribute__((noreturn));
 void console_commands_register(void);
 void crash_commands_register(void);	/* boot/crash.c */
 
-/* Print the return addresses of the frame chain starting at @fp (boot/backtrace.c). */
-void backtrace_print(uint32_t pc, uint32_t fp, void (*print)(const char *fmt, ...));
+/*
+ * Print " backtrace: <pc> <return address>...", unwound from the interrupted
+ * registers of @tf with the EHABI tables (boot/backtrace.c).
+ */
+void backtrace_print(const struct trap_frame *tf, void (*print)(const char *fmt, ...));
 
 
 

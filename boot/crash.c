@@ -48,6 +48,17 @@ static void overflow_fn(void *arg)
 	recurse(0);
 }
 
+/*
+ * Out of line, so that the panic's backtrace starts here and goes on
+ * through cmd_crash and the shell (tests/qemu/test_faults.py checks it).
+ */
+static void __attribute__((noinline)) kernel_fault(void)
+{
+	irq_save();
+	bad_pointer = (volatile uint32_t *)(task_spare_guard_page() + 16);
+	*bad_pointer = 0xdead;
+}
+
 static int run_victim(void (*fn)(void *), const char *name)
 {
 	struct task *t = task_create(name, fn, NULL, 0, 1u << 1 % (unsigned)sched_nr_cpus());
@@ -74,9 +85,7 @@ static int cmd_crash(int argc, char **argv)
 	if (argc == 2 && strcmp(argv[1], "overflow") == 0)
 		return run_victim(overflow_fn, "overflow");
 	if (argc == 2 && strcmp(argv[1], "kernel") == 0) {
-		irq_save();
-		bad_pointer = (volatile uint32_t *)(task_spare_guard_page() + 16);
-		*bad_pointer = 0xdead;
+		kernel_fault();
 		return 1;
 	}
 	if (argc == 2 && strcmp(argv[1], "hang") == 0) {

@@ -11,6 +11,11 @@
  * to SVC mode), so a preempted task's frame lives on its own stack. Aborts,
  * undefined instructions, SVC and FIQ use small per-CPU mode stacks and build
  * a struct trap_frame (boot/trap.h) for the C handler, which may resume.
+ *
+ * Unwind tables (.fnstart/.fnend; boot/backtrace.c): entry points and the
+ * exception vectors are .cantunwind, so a backtrace ends there instead of
+ * reading their stacks as a caller's frame; leaf helpers that keep lr and
+ * sp return to lr (the default entry).
  */
 #include "boot/asm.h"
 
@@ -22,7 +27,10 @@
 	.section .text.head, "ax"
 	.global _start
 _start:
+	.fnstart
+	.cantunwind
 	b	reset
+	.fnend
 	.rept	8
 	mov	r0, r0
 	.endr
@@ -33,6 +41,8 @@ _start:
 
 	.section .text.boot, "ax"
 reset:
+	.fnstart
+	.cantunwind
 	cpsid	aif
 	bl	leave_hyp
 	mov	r10, r2			/* DTB pointer */
@@ -55,9 +65,12 @@ reset:
 	mov	r0, r10
 	bl	boot_main
 	b	cpu_park
+	.fnend
 
 	.global secondary_entry
 secondary_entry:
+	.fnstart
+	.cantunwind
 	cpsid	aif
 	bl	leave_hyp
 	bl	mmu_caches_off
@@ -71,16 +84,21 @@ secondary_entry:
 	bl	v7_invalidate_l1
 	mov	r0, r8
 	bl	secondary_main
+	.fnend
 	/* fall through */
 	.global cpu_park
 cpu_park:
+	.fnstart
+	.cantunwind
 	cpsid	if
 1:	wfi
 	b	1b
+	.fnend
 
 /* If entered in HYP mode (U-Boot with non-secure boot), drop to SVC. Also used by cpu_resume. */
 	.global leave_hyp
 leave_hyp:
+	.fnstart
 	mrs	r4, cpsr
 	and	r5, r4, #MODE_MASK
 	cmp	r5, #MODE_HYP
@@ -91,15 +109,18 @@ leave_hyp:
 	msr	spsr_hyp, r4
 	msr	elr_hyp, lr
 	eret
+	.fnend
 
 /* MMU and D-cache off (the protocol says so; be sure). I-cache may stay. Clobbers r4. */
 	.global mmu_caches_off
 mmu_caches_off:
+	.fnstart
 	mrc	p15, 0, r4, c1, c0, 0
 	bic	r4, r4, #(SCTLR_M | SCTLR_C)
 	mcr	p15, 0, r4, c1, c0, 0
 	isb
 	bx	lr
+	.fnend
 
 /* r0 = logical CPU. Sets SP of IRQ, ABT, UND, FIQ and SVC. Clobbers r1-r3. */
 .macro set_mode_sp mode, base, size
@@ -111,15 +132,19 @@ mmu_caches_off:
 .endm
 	.global setup_cpu_stacks
 setup_cpu_stacks:
+	.fnstart
+	.cantunwind			/* switches modes: lr and sp are not the caller's */
 	set_mode_sp MODE_IRQ, irq_stacks, EXC_STACK_SIZE
 	set_mode_sp MODE_ABT, abt_stacks, EXC_STACK_SIZE
 	set_mode_sp MODE_UND, und_stacks, EXC_STACK_SIZE
 	set_mode_sp MODE_FIQ, fiq_stacks, EXC_STACK_SIZE
 	set_mode_sp MODE_SVC, svc_stacks, SVC_STACK_SLOT
 	bx	lr
+	.fnend
 
 /* Enable VFP: CP10/CP11 full access, FPEXC.EN. */
 fpu_enable:
+	.fnstart
 	mrc	p15, 0, r0, c1, c0, 2
 	orr	r0, r0, #(0xf << 20)
 	mcr	p15, 0, r0, c1, c0, 2
@@ -127,6 +152,7 @@ fpu_enable:
 	mov	r0, #0x40000000
 	vmsr	fpexc, r0
 	bx	lr
+	.fnend
 
 /*
  * Invalidate the L1 data cache by set/way (its contents are random after
@@ -134,6 +160,7 @@ fpu_enable:
  */
 	.global v7_invalidate_l1
 v7_invalidate_l1:
+	.fnstart
 	mov	r0, #0
 	mcr	p15, 2, r0, c0, c0, 0	/* CSSELR: level 1 data */
 	isb
@@ -156,12 +183,15 @@ v7_invalidate_l1:
 	dsb
 	isb
 	bx	lr
+	.fnend
 
 /* ------------------------------------------------------------ vectors */
 	.section .text, "ax"
 	.align	5
 	.global vectors
 vectors:
+	.fnstart
+	.cantunwind
 	b	vec_reset
 	b	vec_undef
 	b	vec_svc
@@ -234,6 +264,7 @@ vec_irq:
 	add	sp, sp, r1
 	pop	{r0-r3, r12, lr}
 	rfeia	sp!
+	.fnend
 
 /* ------------------------------------------------------------ stacks */
 	.section .stacks, "aw", %nobits

@@ -23,7 +23,9 @@
 /* r0 = arg, r1 = fn. */
 	.global cpu_suspend
 cpu_suspend:
+	.fnstart
 	push	{r4-r12, lr}			/* 10 words: the stack stays 8-byte aligned */
+	.save	{r4-r12, lr}			/* unwinds a fault in fn to cpu_suspend's caller */
 	mrc	p15, 0, r2, c13, c0, 4		/* TPIDRPRW: logical CPU */
 	ldr	r3, =suspend_ctx
 	add	r3, r3, r2, lsl #CTX_SHIFT
@@ -77,9 +79,12 @@ cpu_suspend:
 	cmp	r0, #0
 	moveq	r0, #1
 	pop	{r4-r12, pc}
+	.fnend
 
 	.global cpu_resume
 cpu_resume:
+	.fnstart
+	.cantunwind				/* entered from reset; calls the early hook */
 	cpsid	aif
 	bl	leave_hyp
 	bl	mmu_caches_off
@@ -160,10 +165,13 @@ cpu_resume:
 	ldr	r1, [r9, #CTX_CPSR]
 	msr	cpsr_cx, r1			/* mode, mask bits as at cpu_suspend */
 	pop	{r4-r12, pc}			/* r0 = 0: cpu_suspend returns 0 */
+	.fnend
 
 /* r0 = entry (physical). */
 	.global cpu_soft_restart
 cpu_soft_restart:
+	.fnstart
+	.cantunwind
 	cpsid	aif
 	mov	r10, r0
 	mov	r0, #1
@@ -207,3 +215,4 @@ cpu_soft_restart:
 	mov	lr, r1
 	bx	r10
 	.ltorg
+	.fnend

@@ -70,7 +70,7 @@ void trap_dump(const struct trap_frame *tf)
 			panic_print(" %08x", (unsigned)s[i]);
 		panic_print("\n");
 	}
-	backtrace_print(tf->pc, tf->r[11], panic_print);
+	backtrace_print(tf, panic_print);
 }
 
 /* Where the fault address points, if it is a stack guard page. */
@@ -144,7 +144,7 @@ static void kill_task(struct trap_frame *tf, int type, const char *what)
 		arch_cpu_id(), what, (unsigned)tf->pc);
 	if (type == TRAP_DABT)
 		describe_guard(read_dfar(), kprint_adapter);
-	backtrace_print(tf->pc, tf->r[11], kprint_adapter);
+	backtrace_print(tf, kprint_adapter);
 	/* Resume in SVC at task_fault_exit on the top of its own (now dead) stack. */
 	tf->r[0] = (uint32_t)(type == TRAP_UNDEF ? TASK_EXIT_SIGILL : TASK_EXIT_SIGSEGV);
 	tf->pc = (uint32_t)(uintptr_t)task_fault_exit;

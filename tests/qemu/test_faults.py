@@ -1,9 +1,69 @@
 """Fault containment (issue 10): a faulting task is killed with a report and
 the rest go on; a kernel fault panics every CPU with registers, a stack dump
-and a backtrace; stack overflows hit guard pages and say so."""
+and a backtrace; stack overflows hit guard pages and say so. Backtraces
+(unwound with the EHABI tables, boot/backtrace.c) are resolved with the
+ELF's symbol table and must name the real call chain."""
+import bisect
+import os
 import re
+import subprocess
 
-from qemulib import boot, exclusive
+from qemulib import ROOT, boot, exclusive
+
+# Where the shell calls a command: run_one(), or whichever function it is
+# inlined into (shell_run_script() tail-calls run_line()).
+SHELL_DISPATCH = {"run_one", "run_line", "shell_execute", "shell_run_script", "enter_line", "shell_input"}
+MAX_FRAMES = 16  # return addresses after the pc (boot/backtrace.c)
+
+
+def symbolizer(board):
+    """address -> name of the function containing it, from `nm -n` of the
+    board's kernel.elf; compiler suffixes (recurse.isra.0) are dropped."""
+    elf = os.path.join(ROOT, "build", board, "kernel.elf")
+    out = subprocess.run(["arm-none-eabi-nm", "-n", elf], capture_output=True, text=True, check=True).stdout
+    addrs, names = [], []
+    for line in out.splitlines():
+        f = line.split()
+        if len(f) == 3 and f[1] in "tTwW" and not f[2].startswith(("$", ".L")):
+            addrs.append(int(f[0], 16))
+            names.append(f[2].split(".")[0])
+
+    def name(addr):
+        i = bisect.bisect_right(addrs, addr & ~1) - 1
+        return names[i] if i >= 0 else "?"
+    return name
+
+
+def backtrace_after(out, header, board):
+    """The function names of the first backtrace line after the line matching
+    @header: the pc, then each return address looked up one byte lower (a
+    call can be a function's last instruction)."""
+    m = re.search(header + r".*\n(?:(?! backtrace:).*\n)*? backtrace:((?: [0-9a-f]{8})+)$", out, re.M)
+    assert m, "no backtrace after %r" % header
+    pcs = [int(x, 16) for x in m.group(1).split()]
+    name = symbolizer(board)
+    return pcs, [name(pc if i == 0 else pc - 1) for i, pc in enumerate(pcs)]
+
+
+def check_task_fault_backtraces(out, board):
+    # A task's stack ends at arch_task_start (boot/switch.S, .cantunwind).
+    for victim, fn in (("undef", "undef_fn"), ("abort", "abort_fn")):
+        pcs, names = backtrace_after(out, r"^fault: task \d+ \(%s\) on cpu\d: " % victim, board)
+        assert names == [fn, "task_start", "arch_task_start"], (board, victim, names, pcs)
+    # Recursion down to the guard page: the walk stops at the frame limit.
+    pcs, names = backtrace_after(out, r"^fault: task \d+ \(overflow\) on cpu\d: ", board)
+    assert len(pcs) == 1 + MAX_FRAMES and set(names) == {"recurse"}, (board, names, pcs)
+
+
+def check_kernel_fault_backtrace(out, board):
+    m = re.search(r"^panic: cpu\d: data abort at pc=0x([0-9a-f]{8})", out, re.M)
+    assert m, board
+    pcs, names = backtrace_after(out, r"^panic: cpu\d: data abort at pc=", board)
+    assert pcs[0] == int(m.group(1), 16), (board, pcs)
+    # kernel_fault() <- cmd_crash() <- the shell <- ... <- the console task's first frame.
+    assert names[:2] == ["kernel_fault", "cmd_crash"], (board, names, pcs)
+    assert names[2] in SHELL_DISPATCH, (board, names, pcs)
+    assert names[-1] == "arch_task_start", (board, names, pcs)
 
 
 def test_task_faults_kill_only_the_task():
@@ -21,6 +81,7 @@ def test_task_faults_kill_only_the_task():
                      out, re.M), r
     assert "crash: task overflow exited with code -11" in out, r
     assert len(re.findall(r"^ backtrace: [0-9a-f]{8}( [0-9a-f]{8})+$", out, re.M)) >= 3, r
+    check_task_fault_backtraces(out, "vexpress-a9")
     # Everything else went on: the fair test ran and every task is accounted for.
     assert len(re.findall(r"^fair: task \d ", out, re.M)) == 4, r
     assert "schedcheck: ok" in out, r
@@ -34,8 +95,18 @@ def test_kernel_fault_panics_all_cpus():
     assert re.search(r"^ r0  [0-9a-f]{8}  r1  [0-9a-f]{8}", out, re.M), r
     assert re.search(r"^ sp  [0-9a-f]{8}  lr  [0-9a-f]{8}  pc  [0-9a-f]{8}  cpsr [0-9a-f]{8}$", out, re.M), r
     assert re.search(r"^ stack:( [0-9a-f]{8}){8}$", out, re.M), r
-    assert re.search(r"^ backtrace: [0-9a-f]{8}", out, re.M), r
+    assert re.search(r"^ backtrace: [0-9a-f]{8}( [0-9a-f]{8})+$", out, re.M), r
+    check_kernel_fault_backtrace(out, "qemu-tc2")
     assert "--- halted; cpu0 stopped the other CPUs ---" in out, r
+
+
+def test_backtraces_name_the_call_chain_on_every_board():
+    for board in ("vexpress-a9", "vexpress-a15", "qemu-tc2"):
+        r = boot(board, run="crash undef; crash abort; crash overflow; crash kernel", timeout=60,
+                 until="stopped the other CPUs")
+        assert "--- halted; cpu0 stopped the other CPUs ---" in r.output, (board, r)
+        check_task_fault_backtraces(r.output, board)
+        check_kernel_fault_backtrace(r.output, board)
 
 
 def test_bad_crash_argument():
