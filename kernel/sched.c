@@ -287,12 +287,11 @@ static void schedule_locked(struct rq *rq)
 {
 	struct task *prev = rq->curr, *next;
 	struct sched_entity *se;
-	uint64_t now = rq->clock_fresh ? rq->clock : arch_now_ns();
+	uint64_t now = arch_now_ns();
 
 	/* A timer callback must not switch: timers_run() would be left half done. */
 	KASSERT_DEBUG(!timers_in_callbacks(rq->cpu));
 	rq->clock = now;
-	rq->clock_fresh = false;
 	if (!prev->is_idle) {
 		update_task_avg(prev, now, true, true);
 		cfs_update_curr(&rq->cfs, now);
@@ -410,12 +409,9 @@ static void schedule(bool yield)
 
 void sched_irq_exit(void)
 {
-	struct rq *rq = this_rq();
-
 	KASSERT_DEBUG(!timers_in_callbacks(arch_cpu_id()));	/* timers_run() finished before the IRQ ends */
-	if (rq->need_resched)
+	if (this_rq()->need_resched)
 		schedule(false);
-	rq->clock_fresh = false;	/* never carried past the interrupt that read it */
 }
 
 /* Drain this CPU's wake list (remote wake-ups). IRQs off. */
@@ -605,8 +601,6 @@ bool wake_up(struct task *p)
 		trace_sched_wakeup(target, p, target);
 		rq->clock = arch_now_ns();
 		activate(rq, p, ENQ_WAKEUP);
-		if (rq->need_resched && timers_in_callbacks(target))
-			rq->clock_fresh = true;
 		spin_unlock(&rq->lock);
 		arch_irq_restore(flags);
 		return true;

@@ -100,12 +100,6 @@ struct rq {
 	struct task *curr, *idle;
 	volatile bool need_resched;
 	uint64_t clock;			/* ns, updated under the lock */
-	/*
-	 * clock was read by a wake-up in this CPU's timer callbacks that asks
-	 * for a switch: the switch at the end of the same interrupt reuses it
-	 * (a back-to-back clock read saved, as Linux's rq_clock_skip_update()).
-	 */
-	bool clock_fresh;
 	struct task *volatile wake_list;	/* lock-free LIFO of wakees */
 	bool tick_stopped;
 	bool has_deferred;		/* one of the deferred_* below is set */
