@@ -231,10 +231,9 @@ struct sched_entity *cfs_pick_next(const struct cfs_rq *cfs, bool curr_yields)
  */
 static void timeline_swap(struct cfs_rq *cfs, struct sched_entity *prev, struct sched_entity *next)
 {
-	struct rb_node *succ;
-
 	if (rb_first(&cfs->timeline) == &next->run_node) {
-		succ = rb_next(&next->run_node);
+		const struct rb_node *succ = rb_next(&next->run_node);
+
 		if (!succ || vruntime_delta(prev->vruntime, node_se(succ)->vruntime) < 0) {
 			rb_replace(&cfs->timeline, &next->run_node, &prev->run_node);
 			return;

@@ -169,6 +169,22 @@ static int load_balance(int dst, int level)
 	return pull_tasks(dst, src, imbalance);
 }
 
+/*
+ * pack=energy, as Linux's EAS while no CPU is overutilized: if this CPU's
+ * tasks fit in 80% of it, waking an idle CPU (maybe a whole powered-down
+ * cluster) to balance costs more than the waiting it saves; the wake-up
+ * placement (pack_energy_select(), its latency guard included) decides.
+ */
+static bool energy_fits(const struct rq *rq)
+{
+	struct sched_avg a;
+
+	if (READ_ONCE(sched_topo.pack) != PACK_ENERGY)
+		return false;
+	pelt_snapshot(&rq->avg, &a);
+	return (uint64_t)a.usage_avg_sum * 5 <= (uint64_t)a.runnable_avg_period * 4;
+}
+
 void balance_tick(struct rq *rq, uint64_t now)
 {
 	int cpu = rq->cpu;
@@ -195,7 +211,8 @@ void balance_tick(struct rq *rq, uint64_t now)
 		rq->next_balance_any_ns = next;
 	}
 	/* Waiting tasks here and tickless idle CPUs elsewhere: wake an idle balancer. */
-	if (rq->cfs.nr_running >= 2 && READ_ONCE(nohz_idle_cpus) && now >= READ_ONCE(nohz_next_kick)) {
+	if (rq->cfs.nr_running >= 2 && READ_ONCE(nohz_idle_cpus) && now >= READ_ONCE(nohz_next_kick) &&
+	    !energy_fits(rq)) {
 		int ilb = find_new_ilb(cpu);
 
 		WRITE_ONCE(nohz_next_kick, now + NOHZ_KICK_INTERVAL_NS);
