@@ -50,14 +50,18 @@ void timer_cpu_resume(void)
 uint64_t clock_ns(void)
 {
 	uintptr_t mmio = timer.counter_mmio;
-	uint32_t lo, hi, hi2;
+	uint32_t lo, hi;
 
 	if (mmio) {
-		do {
+		for (;;) {
+			uint32_t hi2;
+
 			hi = mmio_read32(mmio + 4);
 			lo = mmio_read32(mmio);
 			hi2 = mmio_read32(mmio + 4);
-		} while (hi != hi2);
+			if (hi == hi2)
+				break;
+		}
 	} else {
 		__asm__ volatile("isb\n\tmrrc p15, 1, %0, %1, c14" : "=r"(lo), "=r"(hi));
 	}

@@ -14,6 +14,9 @@
  *                cb_ns = timer callback (wake_up() called) -> task running;
  *                the split comes from other reps than median_ns (its
  *                timestamp in the callback is a clock read of its own)
+ *   wake_busy    wake_local with the CPU busy (tasks=N: N-1 spinners, at
+ *                least one), so no idle exit: timer interrupt -> the woken
+ *                task preempts the spinner and runs
  *   wake_remote  the timer fires on CPU C, the task sleeps on CPU C2: the
  *                wake-up goes through the wake list and an IPI
  *   tick         sched_tick() called directly with IRQs masked: the scheduler
@@ -172,6 +175,7 @@ static uint64_t sa_[MB_MAX_REPS], sb_[MB_MAX_REPS], sc_[MB_MAX_REPS];
 
 static struct {
 	volatile bool stop;
+	volatile bool spin;		/* spin instead of yielding (wake_busy: the CPU never idles) */
 	volatile int want;		/* how many will be created */
 	volatile int n;			/* created so far */
 	struct task *t[MB_MAX_BG];
@@ -269,7 +273,8 @@ static void bg_fn(void *arg)
 {
 	(void)arg;
 	while (!READ_ONCE(bg.stop))
-		task_yield();
+		if (!READ_ONCE(bg.spin))
+			task_yield();
 }
 
 static void bg_reset(void)
@@ -807,10 +812,11 @@ static void idle_fn(void *arg)
 
 /* ------------------------------------------------------------ driver */
 
-enum fig { F_CTXSW, F_WAKE_LOCAL, F_WAKE_REMOTE, F_TICK, F_TICK_IRQ, F_SELECT, F_PACK, F_PELT, F_IDLE,
-	   F_MEM, F_NR };
+enum fig { F_CTXSW, F_WAKE_LOCAL, F_WAKE_BUSY, F_WAKE_REMOTE, F_TICK, F_TICK_IRQ, F_SELECT, F_PACK, F_PELT,
+	   F_IDLE, F_MEM, F_NR };
 static const char *const fig_names[F_NR] = {
-	"ctxsw", "wake_local", "wake_remote", "tick", "tick_irq", "select", "pack", "pelt", "idle", "mem",
+	"ctxsw", "wake_local", "wake_busy", "wake_remote", "tick", "tick_irq", "select", "pack", "pelt", "idle",
+	"mem",
 };
 
 /*
@@ -877,6 +883,7 @@ static void run_fig(enum fig f, int cpu, int tasks)
 		result("ctxsw", &s, mb.extra, &from);
 		break;
 	case F_WAKE_LOCAL:
+	case F_WAKE_BUSY:
 	case F_WAKE_REMOTE: {
 		bool remote = f == F_WAKE_REMOTE;
 		struct stats cb, irq;
@@ -893,6 +900,14 @@ static void run_fig(enum fig f, int cpu, int tasks)
 				break;
 			}
 			blocker_stop(w);
+		} else if (f == F_WAKE_BUSY) {
+			bool ok;
+
+			bg.spin = true;
+			ok = run_on(cpu, wake_local_fn, WAKEE_NICE, cpu, nbg < 1 ? 1 : nbg);
+			bg.spin = false;
+			if (!ok)
+				break;
 		} else if (!run_on(cpu, wake_local_fn, WAKEE_NICE, cpu, nbg)) {
 			break;
 		}
@@ -1055,7 +1070,7 @@ static int cmd_microbench(int argc, char **argv)
 					for (f = 0; f < F_NR && strcmp(p, fig_names[f]) != 0; f++)
 						;
 					if (f == F_NR) {
-						kprintf("error: microbench: unknown figure '%s' (all ctxsw wake_local "
+						kprintf("error: microbench: unknown figure '%s' (all ctxsw wake_local wake_busy "
 							"wake_remote tick tick_irq select pack pelt idle mem)\n", p);
 						return 1;
 					}
