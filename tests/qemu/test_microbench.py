@@ -1,0 +1,59 @@
+"""`microbench` (issue 9), the in-guest half of `make bench`: every figure
+prints well-formed RESULT lines for each task count, the figures hang
+together (a wake-up costs more than the context switch inside it, the
+expiry -> callback -> run split adds up to about the whole, a pinned
+wakee's wake_up() skips the packing test), and bad arguments give one error
+line with the machine still up. Costs are instruction counts under icount,
+but no bound on them is asserted here: targets live in bench/results.md."""
+import re
+
+from qemulib import boot
+
+FIGS = ("ctxsw", "wake_local", "wake_busy", "wake_remote", "tick", "tick_irq", "select", "pack", "idle", "mem")
+
+
+def results(output):
+    out = []
+    for line in re.findall(r"^RESULT (bench=microbench .*)$", output, re.M):
+        out.append(dict(f.split("=", 1) for f in line.split()))
+    return out
+
+
+def test_every_figure_prints_a_result_line_per_task_count():
+    for board in ("qemu-tc2", "vexpress-a9"):
+        r = boot(board, run="microbench %s tasks=1,3 reps=9" % ",".join(FIGS), timeout=180)
+        assert r.status == 0, r
+        res = results(r.output)
+        got = [(x["fig"], x["tasks"]) for x in res]
+        for fig in FIGS:
+            for n in ("1", "3"):
+                # idle: one line per state tried (bounded and unbounded sleep); mem: sizes, once.
+                want = 2 if fig == "idle" else 0 if (fig, n) == ("mem", "3") else 1
+                assert got.count((fig, n)) == want, (fig, n, got)
+        for x in res:
+            assert x["board"] == board and x["pack"] == "rails", x
+            for k in ("median_ns", "min_ns", "p90_ns", "max_ns", "cpu1_busy_us"):
+                assert x[k].isdigit(), (k, x)
+            if x["fig"] != "mem":
+                assert 0 < int(x["min_ns"]) <= int(x["median_ns"]) <= int(x["p90_ns"]) <= int(x["max_ns"]), x
+        one = {x["fig"]: x for x in res if x["tasks"] == "1" and x["fig"] != "idle"}
+        ctxsw, wake = int(one["ctxsw"]["median_ns"]), int(one["wake_local"]["median_ns"])
+        assert ctxsw < wake, (ctxsw, wake)
+        split = int(one["wake_local"]["cb_median_ns"]) + int(one["wake_local"]["expiry_to_cb_median_ns"])
+        # The split's reps also read the clock in the callback: a little more than the timed whole.
+        assert wake <= split <= wake + 200, (wake, split)
+        assert one["select"]["pack_test"] == "none", one["select"]
+        assert int(one["pack"]["select_median_ns"]) > 0, one["pack"]
+        assert one["wake_remote"]["target_cpu"] != one["wake_remote"]["cpu"], one["wake_remote"]
+
+
+def test_bad_arguments_give_an_error_line_and_the_machine_stays_up():
+    r = boot("qemu-tc2", run="microbench bogus; microbench reps=2; microbench tasks=0; microbench cpu=9; "
+                             "microbench mem; uptime", timeout=60)
+    assert r.status == 0, r
+    assert "error: microbench: unknown figure 'bogus' (all ctxsw wake_local wake_busy wake_remote" in r.output, r
+    assert re.search(r"^error: microbench: reps= takes 5\.\.\d+$", r.output, re.M), r
+    assert re.search(r"^error: microbench: tasks= takes counts 1\.\.\d+ separated by ','$", r.output, re.M), r
+    assert "error: microbench: cpu= takes 0..4" in r.output, r
+    assert re.search(r"^RESULT bench=microbench board=qemu-tc2 pack=rails fig=mem ", r.output, re.M), r
+    assert re.search(r"^up \d+\.\d+ s$", r.output, re.M), r
