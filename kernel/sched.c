@@ -22,22 +22,38 @@ unsigned int sched_hz = 1000;
 
 struct rq runqueues[CONFIG_NR_CPUS];
 /* CPUs that are running the scheduler (set once each arrives: sched_cpu_online). */
-uint32_t sched_cpus_online;
+cpumask_t sched_cpus_online;
 /*
- * CPUs running their idle task (bit n = CPU n, atomic): where a wake-up
- * looks for an idle CPU, O(domain levels) with no scan of the CPUs. A hint:
+ * CPUs running their idle task (atomic words): where a wake-up looks for
+ * an idle CPU, a word at a time, with no scan of the run queues. A hint:
  * set before the switch to idle, cleared after the switch away, so a CPU
  * may be in it while a wakee is already queued there; select_task_rq()
  * confirms each candidate with cpu_idle_now().
  */
-uint32_t idle_hint;
+cpumask_t idle_hint;
+#if CPUMASK_WORDS > 1
+/* How many CPUs idle_hint holds: with none, a wake-up skips the search (flat in the CPU count). */
+static int idle_hint_nr;
+#endif
 
 void sched_set_idle_hint(int cpu, bool idle)
 {
 	if (idle)
-		__atomic_fetch_or(&idle_hint, 1u << cpu, __ATOMIC_RELAXED);
+		cpumask_set_atomic(&idle_hint, cpu);
 	else
-		__atomic_fetch_and(&idle_hint, ~(1u << cpu), __ATOMIC_RELAXED);
+		cpumask_clear_atomic(&idle_hint, cpu);
+#if CPUMASK_WORDS > 1
+	__atomic_fetch_add(&idle_hint_nr, idle ? 1 : -1, __ATOMIC_RELAXED);
+#endif
+}
+
+static bool idle_hint_empty(void)
+{
+#if CPUMASK_WORDS > 1
+	return READ_ONCE(idle_hint_nr) <= 0;
+#else
+	return !READ_ONCE(idle_hint.w[0]);
+#endif
 }
 int sched_cpu_count;
 static struct timer tick_timers[CONFIG_NR_CPUS];
@@ -166,7 +182,7 @@ static void watchdog_check(const struct rq *self, uint64_t now)
 		struct timers_diag td;
 		char in_cb[64] = "";
 
-		if (rq == self || !((READ_ONCE(sched_cpus_online) >> cpu) & 1u) || READ_ONCE(rq->tick_stopped) ||
+		if (rq == self || !sched_cpu_online_now(cpu) || READ_ONCE(rq->tick_stopped) ||
 		    last == 0 || now < last || now - last < WATCHDOG_NS)
 			continue;
 		timers_diag(cpu, &td);
@@ -454,18 +470,25 @@ void sched_cpu_online(int cpu)
 {
 	idle_cpu_online(cpu);
 	sched_set_idle_hint(cpu, true);	/* it runs its idle task */
-	__atomic_fetch_or(&sched_cpus_online, 1u << cpu, __ATOMIC_RELEASE);
+	cpumask_set_atomic(&sched_cpus_online, cpu);
 }
 
-/* The first CPU of *@m that is idle now; those found not idle leave *@m. -1: none. */
-static int first_idle_of(uint32_t *m)
+/*
+ * The first CPU of @cand (within @span if not NULL) that is idle now; the
+ * candidates it looked at leave @cand. -1: none.
+ */
+static inline __attribute__((always_inline)) int first_idle_of(cpumask_t *cand, const cpumask_t *span)
 {
-	while (*m) {
-		int cpu = __builtin_ctz(*m);
+	for (int i = 0; i < CPUMASK_WORDS; i++) {
+		uint32_t m = span ? cand->w[i] & span->w[i] : cand->w[i];
 
-		if (cpu_idle_now(cpu))
-			return cpu;
-		*m &= *m - 1;
+		cand->w[i] &= ~m;
+		for (; m; m &= m - 1) {
+			int cpu = i * 32 + __builtin_ctz(m);
+
+			if (cpu_idle_now(cpu))
+				return cpu;
+		}
 	}
 	return -1;
 }
@@ -474,31 +497,36 @@ static int first_idle_of(uint32_t *m)
 static __attribute__((noinline)) int select_idle_or_prev(const struct task *p, int prev_cpu)
 {
 	bool prev_ok = task_allowed_on(p, prev_cpu);
-	uint32_t idle;
+	cpumask_t cand;
+	int cpu;
 
 	if (prev_ok && cpu_idle_now(prev_cpu))
 		return prev_cpu;
-	/* An idle CPU as close to prev as possible: its cluster first (cache, rail). */
-	idle = READ_ONCE(idle_hint) & p->cpus_allowed & READ_ONCE(sched_cpus_online) & ~(1u << prev_cpu);
-	if (idle && prev_cpu < sched_topo.nr_cpus)
-		for (int l = 0; l < sched_topo.nr_levels[prev_cpu] && idle; l++) {
-			uint32_t span = cpumask_low32(&sched_topo.sd[prev_cpu][l].span), near = idle & span;
-			int cpu = first_idle_of(&near);
-
+	if (idle_hint_empty())
+		goto none;
+	/* The candidates: CPUs running their idle task that @p may use, a word at a time. */
+	for (int i = 0; i < CPUMASK_WORDS; i++)
+		cand.w[i] = READ_ONCE(idle_hint.w[i]) & p->cpus_allowed.w[i] & READ_ONCE(sched_cpus_online.w[i]);
+	cpumask_clear_cpu(&cand, prev_cpu);
+	/* An idle CPU as close to prev as possible: its cluster first (cache, rail), level by level. */
+	if (prev_cpu < sched_topo.nr_cpus)
+		for (int l = 0; l < sched_topo.nr_levels[prev_cpu]; l++) {
+			cpu = first_idle_of(&cand, &sched_topo.sd[prev_cpu][l].span);
 			if (cpu >= 0)
 				return cpu;
-			idle &= ~span;	/* all of them were checked */
 		}
-	if (idle) {
-		int cpu = first_idle_of(&idle);
-
-		if (cpu >= 0)
-			return cpu;
-	}
+	cpu = first_idle_of(&cand, NULL);
+	if (cpu >= 0)
+		return cpu;
+none:
 	if (prev_ok)
 		return prev_cpu;
-	if (p->cpus_allowed & READ_ONCE(sched_cpus_online))
-		return __builtin_ctz(p->cpus_allowed & READ_ONCE(sched_cpus_online));
+	for (int i = 0; i < CPUMASK_WORDS; i++) {
+		uint32_t m = p->cpus_allowed.w[i] & READ_ONCE(sched_cpus_online.w[i]);
+
+		if (m)
+			return i * 32 + __builtin_ctz(m);
+	}
 	panic("task %u (%s) may run on no CPU", (unsigned)p->tid, p->name);
 }
 
@@ -508,15 +536,18 @@ static __attribute__((noinline)) int select_idle_or_prev(const struct task *p, i
  * task goes to its CPU's pack buddy, see kernel/sched_pack.c), else its
  * previous CPU if that is idle, else the nearest idle CPU it may use
  * (walking prev's domains up, like Linux's select_idle_sibling), else its
- * previous CPU. O(domain levels): idle CPUs come from idle_hint, not a scan.
+ * previous CPU. Idle CPUs come from idle_hint a word at a time, not from a
+ * scan of the run queues; with no idle CPU at all the search is skipped.
  */
 static int select_task_rq(struct task *p, int prev_cpu, bool wakeup)
 {
-	uint32_t allowed = p->cpus_allowed & READ_ONCE(sched_cpus_online);
-
 	/* One CPU allowed: nothing to decide (Linux skips the class's placement too). */
-	if (allowed && !(allowed & (allowed - 1)))
-		return __builtin_ctz(allowed);
+	if (p->nr_cpus_allowed == 1) {
+		int cpu = cpumask_first(&p->cpus_allowed);
+
+		if (sched_cpu_online_now(cpu))
+			return cpu;
+	}
 	if (wakeup) {
 		int target = -1;
 		enum pack_reason why = READ_ONCE(sched_topo.pack) == PACK_ENERGY ?
@@ -793,10 +824,14 @@ void sched_idle_loop(void)
 
 void sched_init(int cpus)
 {
-	KASSERT(cpus > 0 && cpus <= CONFIG_NR_CPUS && cpus <= 32);
+	KASSERT(cpus > 0 && cpus <= CONFIG_NR_CPUS);
 	KASSERT(sched_hz > 0);
 	sched_cpu_count = cpus;
-	idle_hint = 0;
+	memset(&idle_hint, 0, sizeof(idle_hint));
+	memset(&sched_cpus_online, 0, sizeof(sched_cpus_online));
+#if CPUMASK_WORDS > 1
+	idle_hint_nr = 0;
+#endif
 	tick_ns = NSEC_PER_SEC / sched_hz;
 	for (int cpu = 0; cpu < cpus; cpu++) {
 		struct rq *rq = &runqueues[cpu];
@@ -839,7 +874,7 @@ void task_set_nice(struct task *p, int nice)
 
 int task_set_affinity(struct task *p, uint32_t cpus_allowed)
 {
-	uint32_t online = READ_ONCE(sched_cpus_online);
+	uint32_t online = sched_online_mask();
 	unsigned long flags;
 	struct rq *rq;
 	int target = -1;
@@ -848,7 +883,8 @@ int task_set_affinity(struct task *p, uint32_t cpus_allowed)
 		return -1;
 	flags = arch_irq_save();
 	rq = task_rq_lock(p);
-	p->cpus_allowed = cpus_allowed & online;
+	p->cpus_allowed = cpumask_from_u32(cpus_allowed & online);
+	p->nr_cpus_allowed = __builtin_popcount(cpus_allowed & online);
 	if (p->on_rq && !task_allowed_on(p, rq->cpu)) {
 		if (rq->curr == p) {
 			/* schedule_locked pushes it away when it next switches out. */

@@ -26,7 +26,7 @@
 #define NOHZ_KICK_INTERVAL_NS 4000000ull	/* at most one kick per 4 ms */
 #define MAX_LOOP 32				/* tasks examined per pull */
 
-uint32_t nohz_idle_cpus;
+cpumask_t nohz_idle_cpus;
 static uint64_t nohz_next_kick;
 
 /* The load the balancer sees: queued weight scaled to the CPU's capacity. */
@@ -211,7 +211,7 @@ void balance_tick(struct rq *rq, uint64_t now)
 		rq->next_balance_any_ns = next;
 	}
 	/* Waiting tasks here and tickless idle CPUs elsewhere: wake an idle balancer. */
-	if (rq->cfs.nr_running >= 2 && READ_ONCE(nohz_idle_cpus) && now >= READ_ONCE(nohz_next_kick) &&
+	if (rq->cfs.nr_running >= 2 && now >= READ_ONCE(nohz_next_kick) && !cpumask_empty(&nohz_idle_cpus) &&
 	    !energy_fits(rq)) {
 		int ilb = find_new_ilb(cpu);
 
@@ -249,11 +249,10 @@ int balance_newidle(struct rq *rq)
 
 void balance_nohz_kicked(struct rq *rq)
 {
-	uint32_t idle = READ_ONCE(nohz_idle_cpus) | (1u << rq->cpu);
 
 	rq->nr_ilb_runs++;
 	for (int cpu = 0; cpu < sched_nr_cpus() && cpu < sched_topo.nr_cpus; cpu++) {
-		if (!((idle >> cpu) & 1u) || !cpu_idle_now(cpu))
+		if ((cpu != rq->cpu && !cpumask_test(&nohz_idle_cpus, cpu)) || !cpu_idle_now(cpu))
 			continue;
 		for (int l = 0; l < sched_topo.nr_levels[cpu] && l < 4; l++)
 			if (load_balance(cpu, l))
@@ -263,10 +262,10 @@ void balance_nohz_kicked(struct rq *rq)
 
 void nohz_enter_idle(int cpu)
 {
-	__atomic_fetch_or(&nohz_idle_cpus, 1u << cpu, __ATOMIC_RELAXED);
+	cpumask_set_atomic(&nohz_idle_cpus, cpu);
 }
 
 void nohz_exit_idle(int cpu)
 {
-	__atomic_fetch_and(&nohz_idle_cpus, ~(1u << cpu), __ATOMIC_RELAXED);
+	cpumask_clear_atomic(&nohz_idle_cpus, cpu);
 }

@@ -22,19 +22,19 @@ static inline bool cpu_idle_now(int cpu)
 	const struct task *curr = READ_ONCE(rq->curr);
 
 	return curr && curr->is_idle && READ_ONCE(rq->cfs.nr_running) == 0 && !READ_ONCE(rq->wake_list) &&
-	       ((sched_online_mask() >> cpu) & 1u);
+	       sched_cpu_online_now(cpu);
 }
 /* @cpu switches to (away from) its idle task: where wake-ups look for idle CPUs. */
 void sched_set_idle_hint(int cpu, bool idle);
 /*
- * CPUs running their idle task, ticking or not (bit n = CPU n): a hint,
- * confirm with cpu_idle_now(). nohz_idle_cpus is the tickless subset.
+ * CPUs running their idle task, ticking or not: a hint, confirm with
+ * cpu_idle_now(). nohz_idle_cpus is the tickless subset.
  */
-extern uint32_t idle_hint;
+extern cpumask_t idle_hint;
 
 static inline bool task_allowed_on(const struct task *p, int cpu)
 {
-	return ((p->cpus_allowed & sched_online_mask()) >> cpu) & 1u;
+	return cpumask_test(&p->cpus_allowed, cpu) && sched_cpu_online_now(cpu);
 }
 /* The wake-up placement decision, for benchmarks (counts a packing outcome when @wakeup). */
 int sched_select_task_rq(struct task *p, int prev_cpu, bool wakeup);
@@ -45,7 +45,7 @@ int balance_newidle(struct rq *rq);		/* this CPU just went idle */
 void balance_nohz_kicked(struct rq *rq);		/* we were kicked as the ilb */
 /* The idle CPU busy @call_cpu kicks to balance for all tickless CPUs, or -1. */
 int find_new_ilb(int call_cpu);
-extern uint32_t nohz_idle_cpus;	/* tickless idle CPUs, bit n = CPU n (atomic) */
+extern cpumask_t nohz_idle_cpus;	/* tickless idle CPUs (atomic words) */
 
 /* Packing (kernel/sched_pack.c). */
 /* Should waking @p, last on @cpu, go to @cpu's buddy (*target)? Why (not)? */

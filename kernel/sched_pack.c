@@ -55,7 +55,7 @@ enum pack_reason pack_check(const struct task *p, int cpu, int *target)
 	unsigned int buddy_running;
 	struct sched_avg ta, ba;
 
-	if (buddy < 0 || buddy >= sched_nr_cpus() || !((sched_online_mask() >> buddy) & 1u))
+	if (buddy < 0 || buddy >= sched_nr_cpus() || !sched_cpu_online_now(buddy))
 		return PACK_NO_BUDDY;
 	if (!task_allowed_on(p, buddy))
 		return PACK_NOT_ALLOWED;
@@ -87,22 +87,21 @@ enum pack_reason pack_check(const struct task *p, int cpu, int *target)
  */
 int find_new_ilb(int call_cpu)
 {
-	uint32_t idle = READ_ONCE(nohz_idle_cpus);
+	cpumask_t idle = nohz_idle_cpus;	/* a copy: the bits change under us */
 	int buddy = call_cpu >= 0 && call_cpu < sched_topo.nr_cpus ? READ_ONCE(sched_topo.pack_buddy[call_cpu]) : -1;
 
-	if (!idle)
-		return -1;
 	if (buddy >= 0 && buddy < sched_topo.nr_cpus) {
-		if ((idle >> buddy) & 1u)
+		if (cpumask_test(&idle, buddy))
 			return buddy;
 		for (int l = 0; l < sched_topo.nr_levels[buddy]; l++) {
-			uint32_t near = cpumask_low32(&sched_topo.sd[buddy][l].span) & idle;
+			cpumask_t near;
 
-			if (near)
-				return __builtin_ctz(near);
+			cpumask_and(&near, &sched_topo.sd[buddy][l].span, &idle);
+			if (!cpumask_empty(&near))
+				return cpumask_first(&near);
 		}
 	}
-	return __builtin_ctz(idle);
+	return cpumask_first(&idle);
 }
 
 int pack_set_mode(int mode)
@@ -166,7 +165,8 @@ static void energy_cand(struct pack_energy_cand *c, int cpu, bool is_idle, int p
  */
 enum pack_reason pack_energy_select(const struct task *p, int prev, int *target)
 {
-	uint32_t idle = READ_ONCE(idle_hint) & sched_online_mask() & p->cpus_allowed;
+	/* Rails track at most 32 CPUs (kernel/idle_dt.c), so the energy path works in one word. */
+	uint32_t idle = cpumask_low32(&idle_hint) & sched_online_mask() & cpumask_low32(&p->cpus_allowed);
 	int buddy = READ_ONCE(sched_topo.pack_buddy[prev]);
 	int cand[2 + IDLE_MAX_RAILS], at[2 + IDLE_MAX_RAILS], nr = 0, nin = 0, pick, best;
 	struct pack_energy_cand in[2 + IDLE_MAX_RAILS];

@@ -44,7 +44,8 @@ struct task *task_alloc_idle(int cpu)
 	t->state = TASK_RUNNABLE;
 	t->cpu = cpu;
 	t->is_idle = true;
-	t->cpus_allowed = 1u << cpu;
+	t->cpus_allowed = cpumask_of(cpu);
+	t->nr_cpus_allowed = 1;
 	se_init(&t->se, 0);
 	return t;
 }
@@ -86,7 +87,8 @@ struct task *task_create(const char *name, void (*fn)(void *), void *arg, int ni
 	copy_name(t->name, name);
 	t->fn = fn;
 	t->arg = arg;
-	t->cpus_allowed = cpus_allowed & online;
+	t->cpus_allowed = cpumask_from_u32(cpus_allowed & online);
+	t->nr_cpus_allowed = __builtin_popcount(cpus_allowed & online);
 	se_init(&t->se, nice);
 #ifdef __arm__
 	arch_context_init(&t->ctx, (uint8_t *)t->stack + TASK_STACK_SIZE, task_start);

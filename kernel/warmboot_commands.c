@@ -70,7 +70,7 @@ static int resume_test(int argc, char **argv)
 	}
 	if ((int)cpu == arch_cpu_id())
 		return platform_resume_test(a.rounds, a.psci);
-	if (!((sched_online_mask() >> cpu) & 1u)) {
+	if (!sched_cpu_online_now((int)cpu)) {
 		kprintf("error: idle resume-test: cpu%lu is offline\n", cpu);
 		return 1;
 	}

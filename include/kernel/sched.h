@@ -22,6 +22,7 @@
 
 #include "arch/spinlock.h"
 #include "arch/barrier.h"
+#include "kernel/cpumask.h"
 #include "kernel/fair.h"
 #include "kernel/panic.h"
 #include "kernel/timer.h"
@@ -62,7 +63,8 @@ struct task {
 #ifdef CONFIG_SCHED_DEBUG
 	volatile bool on_cpu;		/* its stack is in use on some CPU (debug check, as Linux's on_cpu) */
 #endif
-	uint32_t cpus_allowed;		/* affinity, bit n = CPU n */
+	cpumask_t cpus_allowed;		/* affinity (online CPUs only) */
+	int nr_cpus_allowed;		/* its weight: 1 skips placement */
 	void (*fn)(void *arg);
 	void *arg;
 	void *stack;
@@ -142,11 +144,11 @@ struct task *current_task(void);
 /*
  * Owned by kernel/sched.c, visible for the inline accessors below only
  * (they sit on every wake-up path): the run queues, how many CPUs the
- * scheduler manages, and which of them have arrived (bit n = CPU n).
+ * scheduler manages, and which of them have arrived.
  */
 extern struct rq runqueues[CONFIG_NR_CPUS];
 extern int sched_cpu_count;
-extern uint32_t sched_cpus_online;
+extern cpumask_t sched_cpus_online;
 
 static inline struct rq *cpu_rq(int cpu)
 {
@@ -159,12 +161,21 @@ static inline int sched_nr_cpus(void)
 	return sched_cpu_count;
 }
 
-static inline uint32_t sched_online_mask(void)
+static inline bool sched_cpu_online_now(int cpu)
 {
-	return READ_ONCE(sched_cpus_online);
+	return cpumask_test(&sched_cpus_online, cpu);
 }
 
-/* Task lifecycle. */
+/* The online CPUs among the first 32 (bit n = CPU n): for the console and the boards' masks. */
+static inline uint32_t sched_online_mask(void)
+{
+	return cpumask_low32(&sched_cpus_online);
+}
+
+/*
+ * Task lifecycle. Affinity masks in this interface are words, bit n = CPU n
+ * (the first 32 CPUs: every board's); only online CPUs are kept.
+ */
 struct task *task_create(const char *name, void (*fn)(void *), void *arg, int nice,
 			 uint32_t cpus_allowed);
 void task_exit(int code) __attribute__((noreturn));

@@ -25,6 +25,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kernel/cpumask.h"
+
 /* The kernel's CONFIG_NR_CPUS (8 on ARM); host tools take 1024. */
 #define TOPO_MAX_CPUS CONFIG_NR_CPUS
 #define TOPO_MAX_LEVELS 4
@@ -32,45 +34,6 @@
 #define TOPO_MAX_DOMAINS (TOPO_MAX_CPUS * TOPO_MAX_LEVELS)
 #define CAPACITY_SCALE 1024u
 #define CAPACITY_MAX 65536u	/* capacity-dmips-mhz bound: sums stay in 32 bits */
-
-/* A set of CPUs, any size; small helpers in the spirit of Linux's cpumask. */
-#define CPUMASK_WORDS ((TOPO_MAX_CPUS + 31) / 32)
-typedef struct {
-	uint32_t w[CPUMASK_WORDS];
-} cpumask_t;
-
-static inline bool cpumask_test(const cpumask_t *m, int cpu)
-{
-	return (m->w[cpu / 32] >> (cpu % 32)) & 1u;
-}
-static inline void cpumask_set(cpumask_t *m, int cpu)
-{
-	m->w[cpu / 32] |= 1u << (cpu % 32);
-}
-static inline cpumask_t cpumask_of(int cpu)
-{
-	cpumask_t m = { { 0 } };
-
-	cpumask_set(&m, cpu);
-	return m;
-}
-int cpumask_weight(const cpumask_t *m);
-int cpumask_first(const cpumask_t *m);		/* -1 if empty */
-int cpumask_next(const cpumask_t *m, int cpu);	/* first set bit after @cpu, or -1 */
-bool cpumask_equal(const cpumask_t *a, const cpumask_t *b);
-bool cpumask_subset(const cpumask_t *a, const cpumask_t *b);	/* a within b */
-bool cpumask_empty(const cpumask_t *m);
-void cpumask_or(cpumask_t *dst, const cpumask_t *a, const cpumask_t *b);
-void cpumask_andnot(cpumask_t *dst, const cpumask_t *a, const cpumask_t *b);
-/* The low 32 CPUs as a word (the run-time kernel's masks). */
-static inline uint32_t cpumask_low32(const cpumask_t *m)
-{
-	return m->w[0];
-}
-
-/* @cpu names the loop variable it declares, so it cannot be parenthesised. */
-#define for_each_cpu(cpu, mask) \
-	for (int cpu = cpumask_first(mask); (cpu) >= 0; (cpu) = cpumask_next((mask), (cpu))) /* NOLINT(bugprone-macro-parentheses) */
 
 enum pack_mode {
 	PACK_OFF,	/* no buddy anywhere (the seeds' "default") */

@@ -21,16 +21,19 @@
  *                      buddy is idle: the test run at every wake-up
  *   wake_light n=N     wake_up() of that task: task_rq_lock, select_task_rq
  *                      (packing test -> the buddy), wake-list push, IPI
+ *   select n=N         sched_select_task_rq() of that task alone: the
+ *                      placement decision (packing test -> the buddy)
  *   wake_busy n=N      wake_up() of a task that is not light, every CPU busy:
- *                      select_task_rq walks prev's domains and then every
- *                      CPU looking for an idle one, finds none, stays on prev
+ *                      the packing test says no, there is no idle CPU to
+ *                      look for (the idle set is empty), it stays on prev
+ *   select_busy n=N    sched_select_task_rq() of that task alone
  * pack_check and wake_up need a live scheduler: sched_init(),
  * sched_init_cpu() and sched_cpu_online() on the host (the arch hooks below
  * are stubs: a fake clock, no IPIs, no timer, no power-down, no energy
- * meters), which takes at most 32 CPUs (the kernel's cpus_allowed and idle
- * masks are 32-bit words), so those regions stop at N = 32. Between
- * wake-ups, outside the counted part, the task is put back to sleep on its
- * CPU and the queues are emptied.
+ * meters), for every N up to 1024 (the scheduler's CPU sets have
+ * CONFIG_NR_CPUS bits on the host). Between wake-ups, outside the counted
+ * part, the task is put back to sleep on its CPU and the queues are
+ * emptied.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -214,7 +217,7 @@ static void bench_topology(int n)
 
 /* ------------------------------------------------------------ wake-ups */
 
-static struct task sleeper, busy[32];
+static struct task sleeper, busy[TOPO_MAX_CPUS];
 
 static void reset_sched(int n)
 {
@@ -232,7 +235,10 @@ static void make_sleeper(int n, int prev, bool light)
 	memset(&sleeper, 0, sizeof(sleeper));
 	sleeper.tid = 1;
 	strcpy(sleeper.name, "sleeper");
-	sleeper.cpus_allowed = n >= 32 ? ~0u : (1u << n) - 1;
+	memset(&sleeper.cpus_allowed, 0, sizeof(sleeper.cpus_allowed));
+	for (int c = 0; c < n; c++)
+		cpumask_set(&sleeper.cpus_allowed, c);
+	sleeper.nr_cpus_allowed = n;
 	se_init(&sleeper.se, 0);
 	pelt_init(&sleeper.se.avg, fake_now - 200000000ull);
 	/* 100 ms running, then (light) 100 ms asleep. */
@@ -255,7 +261,8 @@ static void make_all_busy(int n)
 		busy[c].state = TASK_RUNNABLE;
 		busy[c].cpu = c;
 		busy[c].on_rq = true;
-		busy[c].cpus_allowed = 1u << c;
+		busy[c].cpus_allowed = cpumask_of(c);
+		busy[c].nr_cpus_allowed = 1;
 		se_init(&busy[c].se, 0);
 		rq->curr = &busy[c];
 		rq->cfs.nr_running = 1;
@@ -301,6 +308,12 @@ static void bench_wake(int n)
 	region_end("pack_check", n, calls, note);
 
 	REGION_BEGIN();
+	for (int i = 0; i < calls; i++)
+		COUNT(target = sched_select_task_rq(&sleeper, prev, true));
+	snprintf(note, sizeof(note), "target=%d", target);
+	region_end("select", n, calls, note);
+
+	REGION_BEGIN();
 	for (int i = 0; i < calls; i++) {
 		COUNT(wake_up(&sleeper));
 		target = sleeper.cpu;
@@ -322,6 +335,12 @@ static void bench_wake(int n)
 	}
 	snprintf(note, sizeof(note), "target=%d", target);
 	region_end("wake_busy", n, calls, note);
+
+	REGION_BEGIN();
+	for (int i = 0; i < calls; i++)
+		COUNT(target = sched_select_task_rq(&sleeper, prev, true));
+	snprintf(note, sizeof(note), "target=%d", target);
+	region_end("select_busy", n, calls, note);
 }
 
 int main(int argc, char **argv)
@@ -335,8 +354,7 @@ int main(int argc, char **argv)
 	empty_region();
 	for (int n = 4; n <= max_n; n *= 2) {
 		bench_topology(n);
-		if (n <= 32)
-			bench_wake(n);
+		bench_wake(n);
 	}
 	return 0;
 }
