@@ -261,10 +261,11 @@ static void build_groups(struct topology *topo, struct sched_domain *sd)
 {
 	cpumask_t left = sd->span;
 
+	int first;
+
 	sd->first_group = topo->nr_groups_used;
 	sd->nr_groups = 0;
-	while (!cpumask_empty(&left)) {
-		int first = cpumask_first(&left);
+	while ((first = cpumask_first(&left)) >= 0) {
 		struct sched_group *grp;
 
 		KASSERT(topo->nr_groups_used < TOPO_MAX_DOMAINS);

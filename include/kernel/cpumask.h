@@ -26,7 +26,7 @@ static inline bool cpumask_test(const cpumask_t *m, int cpu)
 }
 static inline void cpumask_set(cpumask_t *m, int cpu)
 {
-	m->w[(unsigned)cpu / 32] |= 1u << ((unsigned)cpu % 32);
+	m->w[cpu / 32] |= 1u << (cpu % 32);
 }
 static inline void cpumask_clear_cpu(cpumask_t *m, int cpu)
 {
