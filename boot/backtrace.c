@@ -47,6 +47,18 @@ void backtrace_print(const struct trap_frame *tf, void (*print)(const char *fmt,
 }
 
 /*
+ * Noinline, so its own unwind entry describes the frame the registers are
+ * taken in: the walk starts here, then panic(), then whoever called it.
+ */
+__attribute__((noinline)) void backtrace_here(void (*print)(const char *fmt, ...))
+{
+	struct trap_frame tf = { { 0 }, 0, 0, 0, 0, 0 };
+
+	__asm__ volatile("mov %0, sp\n\tmov %1, lr\n\tadr %2, ." : "=r"(tf.sp), "=r"(tf.lr), "=r"(tf.pc));
+	backtrace_print(&tf, print);
+}
+
+/*
  * The personality routines the tables name. Only a C++ runtime would call
  * them; defining them here keeps libgcc's unwinder out of the image.
  */

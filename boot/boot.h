@@ -36,6 +36,8 @@ void crash_commands_register(void);	/* boot/crash.c */
  * registers of @tf with the EHABI tables (boot/backtrace.c).
  */
 void backtrace_print(const struct trap_frame *tf, void (*print)(const char *fmt, ...));
+/* The same line for the caller's own call chain (panic()). */
+void backtrace_here(void (*print)(const char *fmt, ...));
 
 
 

@@ -59,5 +59,6 @@ void panic(const char *fmt, ...)
 	kvsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	panic_print("panic: cpu%d: %s\n", arch_cpu_id(), msg);
+	backtrace_here(panic_print);
 	panic_halt();
 }

@@ -143,3 +143,6 @@ def test_watchdog_catches_a_cpu_stuck_with_irqs_off():
                   r"timer interrupt last handled at \d+ ms[^)]*\)", r.output, re.M)
     # 2 s threshold, checked every 64 ticks; a loaded host can delay the checker.
     assert m and 2000 <= int(m.group(1)) < 10000, r
+    # The checker's own call chain follows: panic() from the tick, in the timer interrupt.
+    _, names = backtrace_after(r.output, re.escape(m.group(0)), "qemu-tc2")
+    assert names[:3] == ["backtrace_here", "panic", "sched_tick"] and "timers_run" in names, (names, r)
