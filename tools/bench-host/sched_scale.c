@@ -52,118 +52,12 @@
 #include "kernel/timer.h"
 #include "kernel/topology.h"
 
-/* ------------------------------------------------------------ arch stubs */
-
-static uint64_t fake_now = 1000000000ull;
-
-uint64_t arch_now_ns(void)
-{
-	return fake_now;
-}
-
-void arch_timer_program(uint64_t deadline_ns)
-{
-	(void)deadline_ns;
-}
-
-void arch_send_reschedule(int cpu)
-{
-	(void)cpu;
-}
-
-void platform_cpu_power_down(int cpu, bool domain, bool last_man)
-{
-	(void)cpu;
-	(void)domain;
-	(void)last_man;
-}
-
-void platform_cluster_power_down(int rail)
-{
-	(void)rail;
-}
-
-void platform_cluster_power_up(int rail)
-{
-	(void)rail;
-}
-
-/*
- * The energy meters' driver half (drivers/vexpress_energy.c on ARM): the
- * energy model, which the placement code may consult, links against it.
- * No meters here. Weak, in case the host library grows its own stubs.
- */
-__attribute__((weak)) int energy_meter_init_dt(const struct fdt *fdt)
-{
-	(void)fdt;
-	return 0;
-}
-
-__attribute__((weak)) bool energy_meter_available(void)
-{
-	return false;
-}
-
-__attribute__((weak)) int energy_meter_count(void)
-{
-	return 0;
-}
-
-__attribute__((weak)) int energy_meter_cluster(int i)
-{
-	(void)i;
-	return -1;
-}
-
-__attribute__((weak)) const char *energy_meter_label(int i)
-{
-	(void)i;
-	return "";
-}
-
-__attribute__((weak)) int energy_meter_read_uj(int i, uint64_t *uj)
-{
-	(void)i;
-	*uj = 0;
-	return -1;
-}
-
-__attribute__((weak)) int energy_meter_read_uw(int i, uint32_t *uw)
-{
-	(void)i;
-	*uw = 0;
-	return -1;
-}
+/* The arch hooks the live scheduler needs, stubbed (fake clock, no IPI): one TU per binary. */
+#include "host_sched.h"
 
 /* ------------------------------------------------------------ machine */
 
 static struct topology topo;
-
-static void make_topology(struct topology *t, int n)
-{
-	int cs = n >= 8 ? 4 : 2, per_pkg = 16;
-	int pkg_cpus = n < per_pkg ? n : per_pkg, clusters_per_pkg = pkg_cpus / cs;
-
-	memset(t, 0, sizeof(*t));
-	t->nr_cpus = n;
-	t->nr_clusters = n / cs;
-	for (int i = 0; i < n; i++) {
-		struct topo_cpu *c = &t->cpu[i];
-		int cl = i / cs, pkg = i / per_pkg, cl_in_pkg = (i % per_pkg) / cs;
-
-		c->hwid = ((uint32_t)pkg << 16) | ((uint32_t)(cl % 256) << 8) | (uint32_t)(i % cs);
-		c->capacity = cl_in_pkg < clusters_per_pkg / 2 ? 1024u : 512u;
-		c->cluster = cl;
-		c->anc[0] = cl;
-		c->nr_anc = 1;
-		if (n > per_pkg) {
-			c->anc[1] = 1000000 + pkg;
-			c->nr_anc = 2;
-		}
-		c->rail_key = cl;
-		c->compatible = "bench";
-	}
-}
 
 #define REGION_BEGIN() CALLGRIND_ZERO_STATS
 #define COUNT(stmt)                       \
@@ -196,7 +90,7 @@ static void bench_topology(int n)
 {
 	int calls = n < 64 ? 64 : n;
 
-	make_topology(&topo, n);
+	host_make_topology(&topo, n);
 	REGION_BEGIN();
 	COUNT(topology_build(&topo, PACK_RAILS));
 	region_end("build", n, 1, "");
@@ -240,13 +134,13 @@ static void make_sleeper(int n, int prev, bool light)
 		cpumask_set(&sleeper.cpus_allowed, c);
 	sleeper.nr_cpus_allowed = n;
 	se_init(&sleeper.se, 0);
-	pelt_init(&sleeper.se.avg, fake_now - 200000000ull);
+	pelt_init(&sleeper.se.avg, host_fake_now - 200000000ull);
 	/* 100 ms running, then (light) 100 ms asleep. */
-	pelt_update(&sleeper.se.avg, fake_now - 100000000ull, true, true);
+	pelt_update(&sleeper.se.avg, host_fake_now - 100000000ull, true, true);
 	if (light)
-		pelt_update(&sleeper.se.avg, fake_now, false, false);
+		pelt_update(&sleeper.se.avg, host_fake_now, false, false);
 	else
-		pelt_update(&sleeper.se.avg, fake_now, true, true);
+		pelt_update(&sleeper.se.avg, host_fake_now, true, true);
 	sleeper.state = TASK_SLEEPING;
 	sleeper.cpu = prev;
 	sleeper.on_rq = false;
@@ -285,7 +179,7 @@ static void put_back(int n, int prev)
 	sleeper.state = TASK_SLEEPING;
 	sleeper.cpu = prev;
 	sleeper.se.vruntime = 0;
-	fake_now += 1000;
+	host_fake_now += 1000;
 }
 
 static void bench_wake(int n)
@@ -294,7 +188,7 @@ static void bench_wake(int n)
 	enum pack_reason why = PACK_NO_BUDDY;
 	char note[96];
 
-	make_topology(&sched_topo, n);
+	host_make_topology(&sched_topo, n);
 	topology_build(&sched_topo, PACK_RAILS);
 
 	/* Light task, idle machine: packed to prev's buddy. */
