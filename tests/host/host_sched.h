@@ -16,6 +16,8 @@
 #include "arch/ipi.h"
 #include "kernel/energy_meter.h"
 #include "kernel/power.h"
+#include "kernel/sched.h"
+#include "kernel/sched_internal.h"
 #include "kernel/timer.h"
 #include "kernel/topology.h"
 
@@ -131,6 +133,24 @@ static inline void host_make_topology(struct topology *t, int n)
 		c->rail_key = cl;
 		c->compatible = "bench";
 	}
+}
+
+
+/* @cpu runs @t, a task pinned there, as the switch to it would leave its run queue. */
+static inline void host_run_busy(struct task *t, int cpu)
+{
+	struct rq *rq = cpu_rq(cpu);
+
+	memset(t, 0, sizeof(*t));
+	t->state = TASK_RUNNABLE;
+	t->cpu = cpu;
+	t->on_rq = true;
+	t->cpus_allowed = cpumask_of(cpu);
+	t->nr_cpus_allowed = 1;
+	se_init(&t->se, 0);
+	rq->curr = t;
+	rq->cfs.nr_running = 1;
+	sched_set_idle_hint(cpu, false);
 }
 
 #endif

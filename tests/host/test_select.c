@@ -46,21 +46,9 @@ static void machine(int n)
 	wakee.state = TASK_SLEEPING;
 }
 
-/* @cpu runs a task of its own (as the switch to it would leave things). */
 static void make_busy(int cpu)
 {
-	struct rq *rq = cpu_rq(cpu);
-
-	memset(&busy[cpu], 0, sizeof(busy[cpu]));
-	busy[cpu].state = TASK_RUNNABLE;
-	busy[cpu].cpu = cpu;
-	busy[cpu].on_rq = true;
-	busy[cpu].cpus_allowed = cpumask_of(cpu);
-	busy[cpu].nr_cpus_allowed = 1;
-	se_init(&busy[cpu].se, 0);
-	rq->curr = &busy[cpu];
-	rq->cfs.nr_running = 1;
-	sched_set_idle_hint(cpu, false);
+	host_run_busy(&busy[cpu], cpu);
 }
 
 static void make_idle(int cpu)

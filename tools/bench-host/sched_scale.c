@@ -148,20 +148,8 @@ static void make_sleeper(int n, int prev, bool light)
 
 static void make_all_busy(int n)
 {
-	for (int c = 0; c < n; c++) {
-		struct rq *rq = cpu_rq(c);
-
-		memset(&busy[c], 0, sizeof(busy[c]));
-		busy[c].state = TASK_RUNNABLE;
-		busy[c].cpu = c;
-		busy[c].on_rq = true;
-		busy[c].cpus_allowed = cpumask_of(c);
-		busy[c].nr_cpus_allowed = 1;
-		se_init(&busy[c].se, 0);
-		rq->curr = &busy[c];
-		rq->cfs.nr_running = 1;
-		sched_set_idle_hint(c, false);	/* as the switch to busy[c] would */
-	}
+	for (int c = 0; c < n; c++)
+		host_run_busy(&busy[c], c);
 }
 
 /* Undo the wake-up: asleep on @prev again, queues as before. */
