@@ -464,6 +464,21 @@ static uint64_t next_deadline(unsigned i)
 	return arch_now_ns() + 20 * NSEC_PER_USEC + (i % 8) * 1250 + (uint64_t)mb.tasks * 100;
 }
 
+/*
+ * One wake-up for deadline @d, the woken task running at @ran: a timed
+ * sample (sa_[*j]) or, when the callback took its timestamp, the split
+ * callback -> run (sb_[*k]) and expiry -> callback (sc_[*k]).
+ */
+static void wake_sample(uint64_t d, uint64_t ran, unsigned *j, unsigned *k)
+{
+	if (!mb.stamp && *j < MB_MAX_REPS) {
+		sa_[(*j)++] = ran - d;
+	} else if (mb.stamp && *k < MB_MAX_REPS) {
+		sb_[*k] = ran - mb.t_irq;
+		sc_[(*k)++] = mb.t_irq - d;
+	}
+}
+
 /* Even reps (after the warm-up) are timed; odd ones stamp the callback for the split. */
 static void wake_local_fn(void *arg)
 {
@@ -488,14 +503,8 @@ static void wake_local_fn(void *arg)
 			timer_cancel(&mb.tm);
 			continue;
 		}
-		if (i < MB_WARM)
-			continue;
-		if (!mb.stamp && j < MB_MAX_REPS) {
-			sa_[j++] = now - d;
-		} else if (mb.stamp && k < MB_MAX_REPS) {
-			sb_[k] = now - mb.t_irq;
-			sc_[k++] = mb.t_irq - d;
-		}
+		if (i >= MB_WARM)
+			wake_sample(d, now, &j, &k);
 	}
 	mb.n = j;
 	mb.n_split = k;
@@ -528,14 +537,8 @@ static void wake_remote_fn(void *arg)
 		task_sleep_until(d + 20 * NSEC_PER_USEC);
 		while (READ_ONCE(mb.done) == done0)
 			task_sleep_ns(5 * NSEC_PER_USEC);
-		if (i < MB_WARM || !mb.fired)
-			continue;
-		if (!mb.stamp && j < MB_MAX_REPS) {
-			sa_[j++] = mb.t_run - d;
-		} else if (mb.stamp && k < MB_MAX_REPS) {
-			sb_[k] = mb.t_run - mb.t_irq;
-			sc_[k++] = mb.t_irq - d;
-		}
+		if (i >= MB_WARM && mb.fired)
+			wake_sample(d, mb.t_run, &j, &k);
 	}
 	mb.n = j;
 	mb.n_split = k;

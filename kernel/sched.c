@@ -521,12 +521,10 @@ static __attribute__((noinline)) int select_idle_or_prev(const struct task *p, i
 none:
 	if (prev_ok)
 		return prev_cpu;
-	for (int i = 0; i < CPUMASK_WORDS; i++) {
-		uint32_t m = p->cpus_allowed.w[i] & READ_ONCE(sched_cpus_online.w[i]);
-
-		if (m)
-			return i * 32 + __builtin_ctz(m);
-	}
+	cpumask_and(&cand, &p->cpus_allowed, &sched_cpus_online);
+	cpu = cpumask_first(&cand);
+	if (cpu >= 0)
+		return cpu;
 	panic("task %u (%s) may run on no CPU", (unsigned)p->tid, p->name);
 }
 
@@ -883,8 +881,7 @@ int task_set_affinity(struct task *p, uint32_t cpus_allowed)
 		return -1;
 	flags = arch_irq_save();
 	rq = task_rq_lock(p);
-	p->cpus_allowed = cpumask_from_u32(cpus_allowed & online);
-	p->nr_cpus_allowed = __builtin_popcount(cpus_allowed & online);
+	task_cpus_from_word(p, cpus_allowed & online);
 	if (p->on_rq && !task_allowed_on(p, rq->cpu)) {
 		if (rq->curr == p) {
 			/* schedule_locked pushes it away when it next switches out. */

@@ -95,10 +95,12 @@ int find_new_ilb(int call_cpu)
 			return buddy;
 		for (int l = 0; l < sched_topo.nr_levels[buddy]; l++) {
 			cpumask_t near;
+			int cpu;
 
 			cpumask_and(&near, &sched_topo.sd[buddy][l].span, &idle);
-			if (!cpumask_empty(&near))
-				return cpumask_first(&near);
+			cpu = cpumask_first(&near);
+			if (cpu >= 0)
+				return cpu;
 		}
 	}
 	return cpumask_first(&idle);

@@ -87,8 +87,7 @@ struct task *task_create(const char *name, void (*fn)(void *), void *arg, int ni
 	copy_name(t->name, name);
 	t->fn = fn;
 	t->arg = arg;
-	t->cpus_allowed = cpumask_from_u32(cpus_allowed & online);
-	t->nr_cpus_allowed = __builtin_popcount(cpus_allowed & online);
+	task_cpus_from_word(t, cpus_allowed & online);
 	se_init(&t->se, nice);
 #ifdef __arm__
 	arch_context_init(&t->ctx, (uint8_t *)t->stack + TASK_STACK_SIZE, task_start);

@@ -172,6 +172,13 @@ static inline uint32_t sched_online_mask(void)
 	return cpumask_low32(&sched_cpus_online);
 }
 
+/* @p's affinity and its weight, from a word of online CPUs (task_create, task_set_affinity). */
+static inline void task_cpus_from_word(struct task *p, uint32_t cpus)
+{
+	p->cpus_allowed = cpumask_from_u32(cpus);
+	p->nr_cpus_allowed = __builtin_popcount(cpus);
+}
+
 /*
  * Task lifecycle. Affinity masks in this interface are words, bit n = CPU n
  * (the first 32 CPUs: every board's); only online CPUs are kept.
