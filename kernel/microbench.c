@@ -186,6 +186,7 @@ static bool mb_busy;
 struct stats {
 	unsigned n;
 	uint64_t min, med, p90, max;
+	uint64_t mean;		/* finer than the median when the clock ticks in > 1 ns; 0: not from samples */
 };
 
 static void sort_u64(uint64_t *v, unsigned n)
@@ -204,10 +205,14 @@ static void sort_u64(uint64_t *v, unsigned n)
 
 static struct stats stats_of(uint64_t *v, unsigned n)
 {
-	struct stats s = { 0, 0, 0, 0, 0 };
+	struct stats s = { 0, 0, 0, 0, 0, 0 };
+	uint64_t sum = 0;
 
 	if (n == 0)
 		return s;
+	for (unsigned i = 0; i < n; i++)
+		sum += v[i];
+	s.mean = sum / n;
 	sort_u64(v, n);
 	s.n = n;
 	s.min = v[0];
@@ -242,15 +247,18 @@ static void result(const char *fig, const struct stats *s, const char *extra,
 {
 	static char line[1024];
 	struct energy_snapshot to;
+	char mean[32] = "";
 	int n;
 
+	if (s->mean)
+		ksnprintf(mean, sizeof(mean), " mean_ns=%llu", (unsigned long long)s->mean);
 	energy_take_snapshot(&to);
 	n = ksnprintf(line, sizeof(line),
 		      "RESULT bench=microbench board=%s pack=%s fig=%s tasks=%d cpu=%d n=%u median_ns=%llu "
-		      "min_ns=%llu p90_ns=%llu max_ns=%llu%s%s ",
+		      "min_ns=%llu p90_ns=%llu max_ns=%llu%s%s%s ",
 		      BOARD_NAME, pack_mode_name(sched_topo.pack), fig, mb.tasks, mb.cpu, s->n,
 		      (unsigned long long)s->med, (unsigned long long)s->min, (unsigned long long)s->p90,
-		      (unsigned long long)s->max, extra && *extra ? " " : "", extra ? extra : "");
+		      (unsigned long long)s->max, mean, extra && *extra ? " " : "", extra ? extra : "");
 	if (n < (int)sizeof(line))
 		energy_result_fields(line + n, sizeof(line) - (size_t)n, from, &to);
 	kprintf("%s\n", line);
@@ -955,7 +963,7 @@ static void run_fig(enum fig f, int cpu, int tasks)
 		for (int impl = 0; impl < 2; impl++)
 			for (unsigned e = 0; e < NR_ELAPSED; e++) {
 				struct stats p = { 0, pelt_per_call[impl][e][1], pelt_per_call[impl][e][0], 0,
-						   pelt_per_call[impl][e][2] };
+						   pelt_per_call[impl][e][2], 0 };
 
 				p.n = impl == 1 && pelt_elapsed_us[e] >= 100000 ? 11 : (mb.reps < 51 ? mb.reps : 51);
 				p.p90 = p.max;
@@ -978,7 +986,7 @@ static void run_fig(enum fig f, int cpu, int tasks)
 		break;
 	}
 	case F_MEM:
-		s = (struct stats){ 1, 0, 0, 0, 0 };
+		s = (struct stats){ 1, 0, 0, 0, 0, 0 };
 		ksnprintf(extra, sizeof(extra),
 			  "task_struct_bytes=%u task_stack_bytes=%u task_guard_bytes=%u max_tasks=%u "
 			  "rq_bytes=%u timer_slot_bytes=%u timers_per_cpu=%u nr_cpus=%d",
