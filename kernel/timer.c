@@ -80,7 +80,8 @@ static void heap_remove(struct timer_base *b, struct timer *t)
 	if (last == t)
 		return;
 	place(b, i, last);
-	sift_down(b, i);
+	if (2 * i + 1 < b->nr)	/* a leaf has nothing below it to sift past */
+		sift_down(b, i);
 	/* Only a hole below the root can need the moved timer to rise (not the expiry path's i == 0). */
 	if (i > 0 && last->heap_index == (int)i)
 		sift_up(b, i);

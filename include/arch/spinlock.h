@@ -10,22 +10,75 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-typedef struct {
-	volatile uint16_t owner;
-	volatile uint16_t next;
+/*
+ * One 32-bit word: owner in the low half, next in the high half, so ARM
+ * takes a ticket and sees whether it is already served in one LDREX (the
+ * uncontended lock is then one exclusive pair and one barrier).
+ */
+typedef union {
+	uint32_t word;
+	struct {
+		volatile uint16_t owner;
+		volatile uint16_t next;
+	};
 } spinlock_t;
 
-#define SPINLOCK_INIT { 0, 0 }
+#define SPINLOCK_INIT { 0 }
+#define SPIN_TICKET_SHIFT 16
 
+#ifdef __arm__
+static inline void spin_lock(spinlock_t *l)
+{
+	uint32_t old, new, fail;
+
+	__asm__ volatile("1:	ldrex	%0, [%3]\n"
+			 "	add	%1, %0, %4\n"
+			 "	strex	%2, %1, [%3]\n"
+			 "	teq	%2, #0\n"
+			 "	bne	1b"
+			 : "=&r"(old), "=&r"(new), "=&r"(fail)
+			 : "r"(&l->word), "I"(1u << SPIN_TICKET_SHIFT)
+			 : "cc", "memory");
+	/* Our ticket is old's next half; it is served when owner reaches it. */
+	while ((uint16_t)(old >> SPIN_TICKET_SHIFT) != (uint16_t)old) {
+		__asm__ volatile("wfe" ::: "memory");
+		old = (old & ~0xffffu) | l->owner;
+	}
+	__asm__ volatile("dmb ish" ::: "memory");
+}
+
+static inline bool spin_trylock(spinlock_t *l)
+{
+	uint32_t old, fail;
+
+	do {
+		__asm__ volatile("ldrex	%0, [%1]" : "=&r"(old) : "r"(&l->word) : "memory");
+		if ((uint16_t)(old >> SPIN_TICKET_SHIFT) != (uint16_t)old) {
+			__asm__ volatile("clrex" ::: "memory");
+			return false;
+		}
+		__asm__ volatile("strex	%0, %2, [%1]"
+				 : "=&r"(fail)
+				 : "r"(&l->word), "r"(old + (1u << SPIN_TICKET_SHIFT))
+				 : "memory");
+	} while (fail);
+	__asm__ volatile("dmb ish" ::: "memory");
+	return true;
+}
+
+static inline void spin_unlock(spinlock_t *l)
+{
+	__asm__ volatile("dmb ish" ::: "memory");
+	l->owner = (uint16_t)(l->owner + 1);
+	__asm__ volatile("dsb ishst\n\tsev" ::: "memory");
+}
+#else
 static inline void spin_lock(spinlock_t *l)
 {
 	uint16_t ticket = __atomic_fetch_add(&l->next, 1, __ATOMIC_ACQUIRE);
 
-	while (__atomic_load_n(&l->owner, __ATOMIC_ACQUIRE) != ticket) {
-#ifdef __arm__
-		__asm__ volatile("wfe" ::: "memory");
-#endif
-	}
+	while (__atomic_load_n(&l->owner, __ATOMIC_ACQUIRE) != ticket)
+		;
 }
 
 static inline bool spin_trylock(spinlock_t *l)
@@ -41,10 +94,8 @@ static inline bool spin_trylock(spinlock_t *l)
 static inline void spin_unlock(spinlock_t *l)
 {
 	__atomic_store_n(&l->owner, (uint16_t)(l->owner + 1), __ATOMIC_RELEASE);
-#ifdef __arm__
-	__asm__ volatile("dsb ish\n\tsev" ::: "memory");
-#endif
 }
+#endif
 
 static inline bool spin_is_locked(const spinlock_t *l)
 {
