@@ -11,8 +11,7 @@
 #include "kernel/fdt.h"
 #include "kernel/printk.h"
 
-#define GT_COUNT_LO 0x00	/* the layout drivers/timer.c reads (timer_ops.counter_mmio) */
-#define GT_COUNT_HI 0x04
+/* The counter is at 0x00 (low) and 0x04 (high): mmio_read_counter64()'s layout. */
 #define GT_CTRL     0x08
 #define GT_CTRL_ENABLE (1u << 0)
 
@@ -24,22 +23,10 @@
 
 static uintptr_t gt_base, twd_base;
 
-static uint64_t gt_read(void)
-{
-	uintptr_t base = gt_base;	/* once: the MMIO barriers would reload it */
-	uint32_t hi, lo, hi2;
-
-	do {
-		hi = mmio_read32(base + GT_COUNT_HI);
-		lo = mmio_read32(base + GT_COUNT_LO);
-		hi2 = mmio_read32(base + GT_COUNT_HI);
-	} while (hi != hi2);
-	return ((uint64_t)hi << 32) | lo;
-}
-
 static void twd_set_deadline(uint64_t ticks)
 {
-	uint64_t now = gt_read();
+	uintptr_t twd = twd_base;	/* once: the MMIO barriers would reload it */
+	uint64_t now = mmio_read_counter64(gt_base);
 	uint64_t delta = ticks > now ? ticks - now : 1;
 
 	if (delta > 0xffffffffu)
@@ -50,9 +37,9 @@ static void twd_set_deadline(uint64_t ticks)
 	 * first (a cancelled one starts with the Control write). Clear a stale
 	 * event so only the new deadline raises the IRQ.
 	 */
-	mmio_write32(twd_base + TWD_INTSTAT, 1);
-	mmio_write32(twd_base + TWD_LOAD, (uint32_t)delta);
-	mmio_write32(twd_base + TWD_CTRL, TWD_CTRL_ENABLE | TWD_CTRL_IRQ);
+	mmio_write32(twd + TWD_INTSTAT, 1);
+	mmio_write32(twd + TWD_LOAD, (uint32_t)delta);
+	mmio_write32(twd + TWD_CTRL, TWD_CTRL_ENABLE | TWD_CTRL_IRQ);
 }
 
 static void twd_cancel(void)

@@ -12,7 +12,11 @@
 #include "kernel/timer.h"
 
 static struct timer_ops timer;
-static struct clock_conv conv;
+/* What a clock read needs, side by side: one base address for the whole read. */
+static struct {
+	uintptr_t counter_mmio;		/* timer.counter_mmio */
+	struct clock_conv conv;
+} clk;
 static timer_event_fn event_fn;
 
 static void timer_irq(uint32_t irq, void *arg)
@@ -28,7 +32,8 @@ int timer_init_dt(const struct fdt *fdt)
 {
 	if (arch_timer_probe(fdt, &timer) != 0 && a9_timer_probe(fdt, &timer) != 0)
 		panic("timer: no arm,armv7-timer and no arm,cortex-a9-global-timer + arm,cortex-a9-twd-timer in the DT");
-	if (clock_conv_init(&conv, timer.freq_hz) != 0)
+	clk.counter_mmio = timer.counter_mmio;
+	if (clock_conv_init(&clk.conv, timer.freq_hz) != 0)
 		panic("timer: %s frequency %u Hz is outside 4 MHz..1 GHz", timer.name,
 		      (unsigned)timer.freq_hz);
 	irq_register(timer.irq, timer_irq, NULL);
@@ -49,23 +54,17 @@ void timer_cpu_resume(void)
 
 uint64_t clock_ns(void)
 {
-	uintptr_t mmio = timer.counter_mmio;
-	uint32_t lo, hi;
+	uint64_t ticks;
 
-	if (mmio) {
-		for (;;) {
-			uint32_t hi2;
-
-			hi = mmio_read32(mmio + 4);
-			lo = mmio_read32(mmio);
-			hi2 = mmio_read32(mmio + 4);
-			if (hi == hi2)
-				break;
-		}
+	if (clk.counter_mmio) {
+		ticks = mmio_read_counter64(clk.counter_mmio);
 	} else {
+		uint32_t lo, hi;
+
 		__asm__ volatile("isb\n\tmrrc p15, 1, %0, %1, c14" : "=r"(lo), "=r"(hi));
+		ticks = ((uint64_t)hi << 32) | lo;
 	}
-	return clock_ticks_to_ns(&conv, ((uint64_t)hi << 32) | lo);
+	return clock_ticks_to_ns(&clk.conv, ticks);
 }
 
 /* The scheduler's clock (include/kernel/timer.h) is this one, without a call in between. */
@@ -73,7 +72,7 @@ uint64_t arch_now_ns(void) __attribute__((alias("clock_ns")));
 
 void clockevent_set_deadline(uint64_t deadline_ns)
 {
-	timer.set_deadline(clock_ns_to_ticks(&conv, deadline_ns));
+	timer.set_deadline(clock_ns_to_ticks(&clk.conv, deadline_ns));
 }
 
 void clockevent_cancel(void)
