@@ -169,7 +169,7 @@ static void place_entity(struct cfs_rq *cfs, struct sched_entity *se, int flags)
 
 void cfs_enqueue(struct cfs_rq *cfs, struct sched_entity *se, int flags)
 {
-	KASSERT(!se->on_rq);
+	KASSERT_DEBUG(!se->on_rq);
 	update_min_vruntime(cfs);	/* before @se can lower min(curr, leftmost) */
 	if (flags & ENQ_MIGRATED)
 		se->vruntime += cfs->min_vruntime;
@@ -183,7 +183,7 @@ void cfs_enqueue(struct cfs_rq *cfs, struct sched_entity *se, int flags)
 
 void cfs_dequeue(struct cfs_rq *cfs, struct sched_entity *se, int flags)
 {
-	KASSERT(se->on_rq && cfs->nr_running > 0);
+	KASSERT_DEBUG(se->on_rq && cfs->nr_running > 0);
 	/*
 	 * Sample while @se still counts: if it was holding min_vruntime back,
 	 * the DEQ_MIGRATE normalisation below must be against that value, or
@@ -249,7 +249,7 @@ void cfs_set_next(struct cfs_rq *cfs, struct sched_entity *next, uint64_t now)
 
 	if (next == prev)
 		return;		/* curr goes on: its slice too */
-	KASSERT(!next || next->on_rq);
+	KASSERT_DEBUG(!next || next->on_rq);
 	if (prev && prev->on_rq && next)
 		timeline_swap(cfs, prev, next);
 	else if (prev && prev->on_rq)

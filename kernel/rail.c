@@ -32,7 +32,7 @@ bool rail_cpu_idle(struct rail *r, int rail_id, int cpu, bool domain, uint64_t n
 	unsigned long flags = spin_lock_irqsave(&r->lock);
 	bool last_man = false;
 
-	KASSERT((r->cpus & bit) && !(r->idle & bit));
+	KASSERT_DEBUG((r->cpus & bit) && !(r->idle & bit));
 	account(r, now);
 	r->idle |= bit;
 	if (domain)
@@ -58,7 +58,7 @@ bool rail_cpu_busy(struct rail *r, int rail_id, int cpu, uint64_t now, const str
 	unsigned long flags = spin_lock_irqsave(&r->lock);
 	bool first_man = r->state == RAIL_OFF;
 
-	KASSERT((r->cpus & bit) && (r->idle & bit));
+	KASSERT_DEBUG((r->cpus & bit) && (r->idle & bit));
 	account(r, now);
 	r->idle &= ~bit;
 	r->want_off &= ~bit;
@@ -81,7 +81,7 @@ void rail_residency(struct rail *r, uint64_t now, uint64_t out[3])
 
 void cpu_idle_account_enter(struct cpu_idle *ci, int state, uint64_t now)
 {
-	KASSERT(ci->cur_state < 0 && state >= 0 && state < ci->nr_states);
+	KASSERT_DEBUG(ci->cur_state < 0 && state >= 0 && state < ci->nr_states);
 	seqcount_write_begin(&ci->seq);
 	if (now > ci->since_ns)
 		ci->busy_ns += now - ci->since_ns;
@@ -93,7 +93,7 @@ void cpu_idle_account_enter(struct cpu_idle *ci, int state, uint64_t now)
 
 void cpu_idle_account_exit(struct cpu_idle *ci, uint64_t now)
 {
-	KASSERT(ci->cur_state >= 0);
+	KASSERT_DEBUG(ci->cur_state >= 0);
 	seqcount_write_begin(&ci->seq);
 	if (now > ci->since_ns)
 		ci->state_ns[ci->cur_state] += now - ci->since_ns;

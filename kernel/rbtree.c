@@ -208,8 +208,9 @@ void rb_erase(struct rb_root *tree, struct rb_node *z)
 	struct rb_node *x, *x_parent;
 	bool removed_red;
 
+	/* The leftmost has no left child: its successor is the right subtree's minimum, else its parent. */
 	if (tree->leftmost == z)
-		tree->leftmost = rb_next(z);
+		tree->leftmost = z->right ? subtree_min(z->right) : z->parent;
 
 	if (!z->left || !z->right) {
 		x = z->left ? z->left : z->right;
@@ -236,7 +237,7 @@ void rb_erase(struct rb_root *tree, struct rb_node *z)
 		y->red = z->red;
 	}
 	z->left = z->right = z->parent = NULL;
-	if (!removed_red)
+	if (!removed_red && tree->root)	/* an emptied tree needs no rebalancing */
 		erase_fixup(tree, x, x_parent);
 }
 

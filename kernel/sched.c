@@ -258,7 +258,7 @@ void resched_cpu(int cpu)
 /* Put a woken or new task on @rq. Called with rq->lock held. */
 static void activate(struct rq *rq, struct task *p, int flags)
 {
-	KASSERT(!p->on_rq && p->cpu == rq->cpu);
+	KASSERT_DEBUG(!p->on_rq && p->cpu == rq->cpu);
 	/* Woken: it slept until now. New or moved: it was waiting to run. */
 	update_task_avg(p, rq->clock, !(flags & ENQ_WAKEUP), false);
 	if (rq->cfs.curr)
@@ -288,11 +288,11 @@ void migrate_task_locked(struct task *p, struct rq *src, struct rq *dst)
 	activate(dst, p, ENQ_MIGRATED);
 }
 
-static void account_switch(struct rq *rq, struct task *prev, uint64_t now)
+static void account_switch(struct rq *rq, const struct task *prev, bool prev_idle, uint64_t now)
 {
 	uint64_t delta = now - prev->last_ran_ns;
 
-	if (prev->is_idle)
+	if (prev_idle)
 		rq->idle_ns += delta;
 	else
 		rq->busy_ns += delta;
@@ -302,13 +302,14 @@ static void account_switch(struct rq *rq, struct task *prev, uint64_t now)
 static void schedule_locked(struct rq *rq)
 {
 	struct task *prev = rq->curr, *next;
+	bool prev_idle = prev->is_idle;	/* once: the atomics below would reload it */
 	struct sched_entity *se;
 	uint64_t now = arch_now_ns();
 
 	/* A timer callback must not switch: timers_run() would be left half done. */
 	KASSERT_DEBUG(!timers_in_callbacks(rq->cpu));
 	rq->clock = now;
-	if (!prev->is_idle) {
+	if (!prev_idle) {
 		update_task_avg(prev, now, true, true);
 		cfs_update_curr(&rq->cfs, now);
 		if (prev->state != TASK_RUNNABLE) {
@@ -334,21 +335,22 @@ static void schedule_locked(struct rq *rq)
 	if (se)
 		update_task_avg(next, now, true, false);	/* it was waiting */
 	cfs_set_next(&rq->cfs, se, now);
-	if (prev->is_idle && rq->tick_stopped)
-		tick_start(rq, now);
-	if (prev->is_idle)
+	if (prev_idle) {
+		if (rq->tick_stopped)
+			tick_start(rq, now);
 		sched_set_idle_hint(rq->cpu, false);
+	}
 	if (next->is_idle) {
 		rq->newidle = true;
 		sched_set_idle_hint(rq->cpu, true);
 	}
-	account_switch(rq, prev, now);
+	account_switch(rq, prev, prev_idle, now);
 	next->last_ran_ns = now;
 	next->nr_switches++;
 	rq->nr_switches++;
 	trace_sched_switch(rq->cpu, prev, prev->state, next);
 	rq->curr = next;
-	if (prev->is_idle != next->is_idle)
+	if (prev_idle != next->is_idle)
 		rq_avg_sync(rq, now);	/* task to task: the rq stays running */
 #ifdef CONFIG_SCHED_DEBUG
 	/* Its stack must be free: a task still switching out elsewhere would run twice. */

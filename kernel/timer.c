@@ -73,7 +73,7 @@ static void heap_remove(struct timer_base *b, struct timer *t)
 	unsigned int i = (unsigned int)t->heap_index;
 	struct timer *last;
 
-	KASSERT(i < b->nr && b->heap[i] == t);
+	KASSERT_DEBUG(i < b->nr && b->heap[i] == t);
 	last = b->heap[--b->nr];
 	t->cpu = -1;
 	t->heap_index = -1;
