@@ -3,6 +3,7 @@
  * one (CLRS ch. 13) with NULL leaves, which count as black.
  */
 #include "kernel/rbtree.h"
+#include "kernel/panic.h"
 
 static bool is_red(const struct rb_node *n)
 {
@@ -155,6 +156,7 @@ static void erase_fixup(struct rb_root *tree, struct rb_node *x, struct rb_node 
 				rotate_left(tree, parent);
 				w = parent->right;
 			}
+			KASSERT_DEBUG(w);	/* x is a black height short: its sibling has one */
 			if (!is_red(w->left) && !is_red(w->right)) {
 				w->red = true;
 				x = parent;
@@ -179,6 +181,7 @@ static void erase_fixup(struct rb_root *tree, struct rb_node *x, struct rb_node 
 				rotate_right(tree, parent);
 				w = parent->left;
 			}
+			KASSERT_DEBUG(w);
 			if (!is_red(w->left) && !is_red(w->right)) {
 				w->red = true;
 				x = parent;

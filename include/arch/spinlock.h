@@ -47,25 +47,6 @@ static inline void spin_lock(spinlock_t *l)
 	__asm__ volatile("dmb ish" ::: "memory");
 }
 
-static inline bool spin_trylock(spinlock_t *l)
-{
-	uint32_t old, fail;
-
-	do {
-		__asm__ volatile("ldrex	%0, [%1]" : "=&r"(old) : "r"(&l->word) : "memory");
-		if ((uint16_t)(old >> SPIN_TICKET_SHIFT) != (uint16_t)old) {
-			__asm__ volatile("clrex" ::: "memory");
-			return false;
-		}
-		__asm__ volatile("strex	%0, %2, [%1]"
-				 : "=&r"(fail)
-				 : "r"(&l->word), "r"(old + (1u << SPIN_TICKET_SHIFT))
-				 : "memory");
-	} while (fail);
-	__asm__ volatile("dmb ish" ::: "memory");
-	return true;
-}
-
 static inline void spin_unlock(spinlock_t *l)
 {
 	__asm__ volatile("dmb ish" ::: "memory");
@@ -79,16 +60,6 @@ static inline void spin_lock(spinlock_t *l)
 
 	while (__atomic_load_n(&l->owner, __ATOMIC_ACQUIRE) != ticket)
 		;
-}
-
-static inline bool spin_trylock(spinlock_t *l)
-{
-	uint16_t owner = __atomic_load_n(&l->owner, __ATOMIC_RELAXED);
-	uint16_t expect = owner;
-
-	return __atomic_compare_exchange_n(&l->next, &expect,
-					   (uint16_t)(owner + 1), false,
-					   __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
 }
 
 static inline void spin_unlock(spinlock_t *l)

@@ -19,9 +19,10 @@ void panic(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)))
  * Invariants on the scheduler's hot paths whose cost shows in `make bench`:
  * checked in debug kernels (make kernel-debug-BOARD), host tests and
  * fuzzers (CONFIG_SCHED_DEBUG), compiled out (but still type-checked) in
- * release kernels.
+ * release kernels. The static analyser always sees them: they are facts it
+ * may rely on.
  */
-#ifdef CONFIG_SCHED_DEBUG
+#if defined(CONFIG_SCHED_DEBUG) || defined(__clang_analyzer__)
 #define KASSERT_DEBUG(cond) KASSERT(cond)
 #else
 #define KASSERT_DEBUG(cond) ((void)sizeof(!(cond)))
