@@ -52,7 +52,7 @@ void timer_cpu_resume(void)
 	timer.cpu_init();
 }
 
-uint64_t clock_ns(void)
+static inline uint64_t read_clock_ns(void)
 {
 	uint64_t ticks;
 
@@ -67,8 +67,16 @@ uint64_t clock_ns(void)
 	return clock_ticks_to_ns(&clk.conv, ticks);
 }
 
-/* The scheduler's clock (include/kernel/timer.h) is this one, without a call in between. */
-uint64_t arch_now_ns(void) __attribute__((alias("clock_ns")));
+uint64_t clock_ns(void)
+{
+	return read_clock_ns();
+}
+
+/* The scheduler's clock (include/kernel/timer.h): the same read, which the link may inline. */
+uint64_t arch_now_ns(void)
+{
+	return read_clock_ns();
+}
 
 void clockevent_set_deadline(uint64_t deadline_ns)
 {
