@@ -36,6 +36,9 @@ def test_every_figure_prints_a_result_line_per_task_count():
                 assert x[k].isdigit(), (k, x)
             if x["fig"] != "mem":
                 assert 0 < int(x["min_ns"]) <= int(x["median_ns"]) <= int(x["p90_ns"]) <= int(x["max_ns"]), x
+            # A mean from the samples wherever there are samples (PELT's rows are per-call batches).
+            if x["fig"] not in ("mem", "pelt"):
+                assert int(x["min_ns"]) <= int(x["mean_ns"]) <= int(x["max_ns"]), x
         one = {x["fig"]: x for x in res if x["tasks"] == "1" and x["fig"] != "idle"}
         ctxsw, wake = int(one["ctxsw"]["median_ns"]), int(one["wake_local"]["median_ns"])
         assert ctxsw < wake, (ctxsw, wake)
