@@ -15,8 +15,9 @@ WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 # Link-time optimisation: the scheduler's hot paths cross files (clock read,
 # timer heap, rq, CFS, PELT); inlining across them cuts a context switch by
 # 13% and a wake-up by 6% (bench/results.md). The link gets the same CFLAGS.
+# Fat objects also hold plain code, so one file's size can still be read.
 CFLAGS := -mcpu=$(BOARD_CPU) -marm -mfpu=vfpv3-d16 -mfloat-abi=hard \
-	-O2 -flto=auto -g -std=gnu11 $(WARN) -fno-common -ffunction-sections -fdata-sections \
+	-O2 -flto=auto -ffat-lto-objects -g -std=gnu11 $(WARN) -fno-common -ffunction-sections -fdata-sections \
 	-fomit-frame-pointer -funwind-tables -Iinclude -I. -DCONFIG_NR_CPUS=8 \
 	-DBOARD_NAME='"$(BOARD)"' -DBOARD_EARLY_UART=$(BOARD_EARLY_UART)
 # Per-board tuning (board.mk); EXTRA_CFLAGS for experiments from the command line.
