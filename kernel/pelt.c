@@ -156,8 +156,7 @@ int pelt_update_elapsed(struct sched_avg *sa, uint64_t now_ns, bool runnable, bo
 		return 0;
 	}
 
-	units = (uint32_t)delta_ns >> PELT_UNIT_SHIFT;
-	if (!(delta_ns >> 32) && units < PELT_PERIOD_UNITS - sa->period_contrib) {
+	if (pelt_within_period(sa, delta_ns, &units)) {
 		/* Inside the period (pelt_update() does this inline; other callers get here). */
 		pelt_accrue(sa, units, runnable, running);
 		check_bounds(sa);

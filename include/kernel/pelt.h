@@ -118,6 +118,13 @@ static inline void pelt_accrue(struct sched_avg *sa, uint32_t units, bool runnab
 	seqcount_write_end(&sa->seq);
 }
 
+/* The whole units in @delta_ns (*@units); true when they stay inside the current period (no decay due). */
+static inline bool pelt_within_period(const struct sched_avg *sa, uint64_t delta_ns, uint32_t *units)
+{
+	*units = (uint32_t)delta_ns >> PELT_UNIT_SHIFT;
+	return !(delta_ns >> 32) && *units < PELT_PERIOD_UNITS - sa->period_contrib;
+}
+
 /*
  * The hot paths' entry: less than a unit since the last update (every
  * yield, most wake-ups) costs a compare, a stretch inside the current
@@ -130,8 +137,7 @@ static inline int pelt_update(struct sched_avg *sa, uint64_t now_ns, bool runnab
 
 	if (delta_ns < (1u << PELT_UNIT_SHIFT))
 		return 0;
-	units = (uint32_t)delta_ns >> PELT_UNIT_SHIFT;
-	if (!(delta_ns >> 32) && units < PELT_PERIOD_UNITS - sa->period_contrib) {
+	if (pelt_within_period(sa, delta_ns, &units)) {
 		pelt_accrue(sa, units, runnable, running);
 		return 0;
 	}
