@@ -36,6 +36,7 @@ struct task *task_alloc_idle(int cpu)
 {
 	struct task *t = &idle_tasks[cpu];
 	char name[TASK_NAME_LEN] = "idle/";
+	cpumask_t own = cpumask_of(cpu);
 
 	memset(t, 0, sizeof(*t));
 	name[5] = (char)('0' + cpu % 10);
@@ -44,8 +45,7 @@ struct task *task_alloc_idle(int cpu)
 	t->state = TASK_RUNNABLE;
 	t->cpu = cpu;
 	t->is_idle = true;
-	t->cpus_allowed = cpumask_of(cpu);
-	t->nr_cpus_allowed = 1;
+	task_set_cpus(t, &own);
 	se_init(&t->se, 0);
 	return t;
 }

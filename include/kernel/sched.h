@@ -172,11 +172,19 @@ static inline uint32_t sched_online_mask(void)
 	return cpumask_low32(&sched_cpus_online);
 }
 
-/* @p's affinity and its weight, from a word of online CPUs (task_create, task_set_affinity). */
+/* @p's affinity and, derived from it, its weight (nr_cpus_allowed): set only together. */
+static inline void task_set_cpus(struct task *p, const cpumask_t *cpus)
+{
+	p->cpus_allowed = *cpus;
+	p->nr_cpus_allowed = cpumask_weight(cpus);
+}
+
+/* The same from a word of online CPUs (task_create, task_set_affinity). */
 static inline void task_cpus_from_word(struct task *p, uint32_t cpus)
 {
-	p->cpus_allowed = cpumask_from_u32(cpus);
-	p->nr_cpus_allowed = __builtin_popcount(cpus);
+	cpumask_t m = cpumask_from_u32(cpus);
+
+	task_set_cpus(p, &m);
 }
 
 /*

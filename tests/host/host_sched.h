@@ -140,13 +140,13 @@ static inline void host_make_topology(struct topology *t, int n)
 static inline void host_run_busy(struct task *t, int cpu)
 {
 	struct rq *rq = cpu_rq(cpu);
+	cpumask_t own = cpumask_of(cpu);
 
 	memset(t, 0, sizeof(*t));
 	t->state = TASK_RUNNABLE;
 	t->cpu = cpu;
 	t->on_rq = true;
-	t->cpus_allowed = cpumask_of(cpu);
-	t->nr_cpus_allowed = 1;
+	task_set_cpus(t, &own);
 	se_init(&t->se, 0);
 	rq->curr = t;
 	rq->cfs.nr_running = 1;

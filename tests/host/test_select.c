@@ -23,6 +23,26 @@
 
 static struct task wakee, busy[TOPO_MAX_CPUS];
 
+/* The wakee may run on CPUs @lo..@hi-1. */
+static void allow(int lo, int hi)
+{
+	cpumask_t m = { { 0 } };
+
+	for (int c = lo; c < hi; c++)
+		cpumask_set(&m, c);
+	task_set_cpus(&wakee, &m);
+}
+
+/* The wakee may run on CPUs @a and @b. */
+static void allow2(int a, int b)
+{
+	cpumask_t m = { { 0 } };
+
+	cpumask_set(&m, a);
+	cpumask_set(&m, b);
+	task_set_cpus(&wakee, &m);
+}
+
 /* @n CPUs online, all idle, packing off. */
 static void machine(int n)
 {
@@ -40,9 +60,7 @@ static void machine(int n)
 	strcpy(wakee.name, "wakee");
 	se_init(&wakee.se, 0);
 	pelt_init(&wakee.se.avg, host_fake_now);
-	for (int c = 0; c < n; c++)
-		cpumask_set(&wakee.cpus_allowed, c);
-	wakee.nr_cpus_allowed = n;
+	allow(0, n);
 	wakee.state = TASK_SLEEPING;
 }
 
@@ -111,16 +129,11 @@ KT_CASE(affinity_is_honoured_beyond_the_first_word)
 		make_busy(c);
 	make_idle(100);
 	make_idle(900);
-	memset(&wakee.cpus_allowed, 0, sizeof(wakee.cpus_allowed));
-	cpumask_set(&wakee.cpus_allowed, 700);
-	cpumask_set(&wakee.cpus_allowed, 900);
-	wakee.nr_cpus_allowed = 2;
+	allow2(700, 900);
 	KT_ASSERT_EQ(place(700), 900);	/* 100 is idle but not allowed */
 	/* prev not allowed and nothing allowed idle: the first allowed CPU. */
 	make_busy(900);
-	memset(&wakee.cpus_allowed, 0, sizeof(wakee.cpus_allowed));
-	cpumask_set(&wakee.cpus_allowed, 600);
-	cpumask_set(&wakee.cpus_allowed, 650);
+	allow2(600, 650);
 	KT_ASSERT_EQ(place(700), 600);
 }
 
@@ -130,9 +143,7 @@ KT_CASE(a_task_allowed_on_one_cpu_goes_there)
 
 	machine(64);
 	memcpy(before, cpu_rq(3)->pack_stats, sizeof(before));
-	memset(&wakee.cpus_allowed, 0, sizeof(wakee.cpus_allowed));
-	cpumask_set(&wakee.cpus_allowed, 40);
-	wakee.nr_cpus_allowed = 1;
+	allow(40, 41);
 	KT_ASSERT_EQ(place(3), 40);
 	/* No placement ran: no packing outcome counted. */
 	KT_ASSERT(memcmp(before, cpu_rq(3)->pack_stats, sizeof(before)) == 0);

@@ -126,13 +126,14 @@ static void reset_sched(int n)
 /* @sleeper asleep on @prev, with a light (or heavy) history. */
 static void make_sleeper(int n, int prev, bool light)
 {
+	cpumask_t allowed = { { 0 } };
+
 	memset(&sleeper, 0, sizeof(sleeper));
 	sleeper.tid = 1;
 	strcpy(sleeper.name, "sleeper");
-	memset(&sleeper.cpus_allowed, 0, sizeof(sleeper.cpus_allowed));
 	for (int c = 0; c < n; c++)
-		cpumask_set(&sleeper.cpus_allowed, c);
-	sleeper.nr_cpus_allowed = n;
+		cpumask_set(&allowed, c);
+	task_set_cpus(&sleeper, &allowed);
 	se_init(&sleeper.se, 0);
 	pelt_init(&sleeper.se.avg, host_fake_now - 200000000ull);
 	/* 100 ms running, then (light) 100 ms asleep. */
