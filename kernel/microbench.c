@@ -468,8 +468,13 @@ static uint64_t next_deadline(unsigned i)
 	 * anything, plus 100 ns per task on the CPU: the sleeper then uses
 	 * well under its share of the CPU and keeps the sleeper's claim to
 	 * preempt (else, behind 999 others, it waits its fair turn: ~1.4 ms).
+	 * Reps go in pairs, one timed and one stamping the split (i & 1): both
+	 * of a pair get the same offset, so the two sets sample the same
+	 * phases (with i % 8, timed reps saw only the even offsets, split reps
+	 * only the odd ones, and a phase-dependent cost such as a PELT unit
+	 * boundary could make the split's parts add up to less than the whole).
 	 */
-	return arch_now_ns() + 20 * NSEC_PER_USEC + (i % 8) * 1250 + (uint64_t)mb.tasks * 100;
+	return arch_now_ns() + 20 * NSEC_PER_USEC + ((i / 2) % 8) * 1250 + (uint64_t)mb.tasks * 100;
 }
 
 /*
