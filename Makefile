@@ -37,7 +37,7 @@ ARM_COMMON := -marm -mfpu=vfpv3-d16 -mfloat-abi=hard -O2 -g -std=gnu11 \
 	$(WARN) -fno-common -ffunction-sections -fdata-sections \
 	-Iinclude -DCONFIG_NR_CPUS=8
 # Boot and driver code is ARM-only; kernel/ is the portable core.
-ARM_SRCS := $(sort $(wildcard boot/*.S boot/*.c drivers/*.c kernel/*.c))
+ARM_SRCS := $(sort $(wildcard boot/*.S boot/*.c drivers/*.c kernel/*/*.c))
 
 # One sub-make per board so that board.mk variables stay per board.
 define board_rules
@@ -64,12 +64,12 @@ HOST_CFLAGS := -O1 -g -std=gnu11 $(WARN) -Iinclude -I. -Itests/host \
 # that release kernels leave to them (KASSERT_DEBUG, include/kernel/panic.h).
 SAN_FLAGS   := -fsanitize=address,undefined -fno-omit-frame-pointer \
 	-fno-sanitize-recover=undefined -DCONFIG_SCHED_DEBUG
-CORE_SRCS   := $(sort $(wildcard kernel/*.c tools/lib/*.c))
+CORE_SRCS   := $(sort $(wildcard kernel/*/*.c tools/lib/*.c))
 TEST_SRCS   := $(sort $(wildcard tests/host/test_*.c))
 TOOL_SRCS   := $(sort $(wildcard tools/*.c))
 HOST_TESTS  := $(patsubst tests/host/%.c,build/host/%,$(TEST_SRCS))
 HOST_TOOLS  := $(patsubst tools/%.c,build/host/%,$(TOOL_SRCS))
-HDRS        := $(wildcard include/*/*.h kernel/*.h tests/host/*.h)
+HDRS        := $(wildcard include/*/*.h kernel/*/*.h tests/host/*.h)
 
 # Tests link the core built with ASan + UBSan; tools link a plain build.
 build/host/san/%.o: %.c $(HDRS)

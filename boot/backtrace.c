@@ -1,5 +1,5 @@
 /*
- * Backtraces from the EHABI unwind tables (kernel/unwind_ehabi.c): the
+ * Backtraces from the EHABI unwind tables (kernel/lib/unwind_ehabi.c): the
  * kernel is built -fomit-frame-pointer -funwind-tables, and linker/common.ld
  * keeps .ARM.exidx (between __exidx_start and __exidx_end) and .ARM.extab
  * in the image. Every table and stack word is checked with mmu_is_ram()

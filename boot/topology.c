@@ -1,5 +1,5 @@
 /*
- * Boot-time topology: build sched_topo (kernel/topology.c) from the DT with
+ * Boot-time topology: build sched_topo (kernel/sched/topology.c) from the DT with
  * the pack mode from bootargs "pack=off|rails|all", check it agrees with
  * the SMP code's CPU list, and report the pack buddies.
  */

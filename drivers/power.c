@@ -312,7 +312,7 @@ static bool dt_translate(const struct fdt *fdt, int node, uint64_t *addr)
 
 struct dt_cpu {
 	uint32_t hwid;
-	int rail_key;	/* power-domains node, -1: the system rail (as kernel/topology.c) */
+	int rail_key;	/* power-domains node, -1: the system rail (as kernel/sched/topology.c) */
 	int node;
 };
 
@@ -408,7 +408,7 @@ static bool tc2_init(const struct fdt *fdt, int scc, int cci)
 		return false;
 	}
 
-	/* Rails exactly as kernel/idle_dt.c numbers them: distinct power-domains, in CPU order. */
+	/* Rails exactly as kernel/sched/idle_dt.c numbers them: distinct power-domains, in CPU order. */
 	ncpus = dt_cpus(fdt, cpu, MAX_DT_CPUS);
 	nr_rails = 0;
 	for (int i = 0; i < ncpus; i++) {
@@ -890,7 +890,7 @@ static uint32_t psci_state[MAX_RAILS];
 /*
  * Each rail's power_state: its power domain's first domain-idle-states node's
  * "arm,psci-suspend-param" (the standard binding), else PSCI_PD_CLUSTER. The
- * rails are numbered as kernel/idle_dt.c numbers them (distinct
+ * rails are numbered as kernel/sched/idle_dt.c numbers them (distinct
  * power-domains in CPU order), as tc2_init() does.
  */
 static void psci_states_init_dt(const struct fdt *fdt)

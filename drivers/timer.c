@@ -1,6 +1,6 @@
 /*
  * Clock and event-timer front end: picks a timer driver from the DT and
- * converts between nanoseconds and its ticks (kernel/time.c).
+ * converts between nanoseconds and its ticks (kernel/lib/time.c).
  */
 #include "drivers/timer.h"
 

@@ -1,7 +1,7 @@
 /*
  * TC2 energy and power meters read through the Versatile Express SYS_CFG
  * bridge (include/kernel/energy_meter.h; the portable combine/delta are in
- * kernel/energy_meter.c).
+ * kernel/sched/energy_meter.c).
  *
  * Device tree (as Linux's vexpress-v2p-ca15_a7.dts, hwmon "vexpress"):
  *	energy-a15 { compatible = "arm,vexpress-energy";

@@ -4,7 +4,7 @@
 # PYTHON) it uses.
 #
 # Host benchmark programs: tools/bench-host/<name>.c -> build/host/bench/<name>,
-# linked with build/host/libkcore.a (kernel/*.c compiled natively). They are
+# linked with build/host/libkcore.a (kernel/*/*.c compiled natively). They are
 # built by the rules here only: the top Makefile's tools/*.c rule does not
 # see them (not in tools/), and the static pattern rules below take
 # precedence over its build/host/% pattern rule. They include

@@ -30,7 +30,7 @@ ASFLAGS := $(CFLAGS) -D__ASSEMBLY__
 LDFLAGS := -nostartfiles --specs=nano.specs -T $(BOARD_LDS) -Wl,--gc-sections \
 	-Wl,-Map=$(OUT)/kernel.map -Wl,--no-warn-rwx-segments
 
-SRCS := $(sort $(wildcard boot/*.S boot/*.c drivers/*.c kernel/*.c))
+SRCS := $(sort $(wildcard boot/*.S boot/*.c drivers/*.c kernel/*/*.c))
 OBJS := $(patsubst %,$(OUT)/obj/%.o,$(SRCS))
 DEPS := $(OBJS:.o=.d)
 

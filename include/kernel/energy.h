@@ -68,7 +68,7 @@ int energy_model_parse_dt(const struct fdt *fdt, const struct topology *topo, co
 void energy_compute(const struct energy_model *m, const struct energy_snapshot *from,
 		    const struct energy_snapshot *to, const struct rail *rails, struct energy_report *out);
 
-/* Kernel side (kernel/energy.c + drivers). */
+/* Kernel side (kernel/sched/energy.c + drivers). */
 void energy_init_dt(const struct fdt *fdt);
 void energy_take_snapshot(struct energy_snapshot *s);
 const struct energy_model *energy_model(void);
@@ -80,7 +80,7 @@ const struct energy_model *energy_model(void);
 int energy_result_fields(char *buf, size_t size, const struct energy_snapshot *from,
 			 const struct energy_snapshot *to);
 
-/* idle, energy (kernel/energy_commands.c). */
+/* idle, energy (kernel/console/energy_commands.c). */
 void energy_commands_register(void);
 
 #endif

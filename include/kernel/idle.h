@@ -136,7 +136,7 @@ struct topology;
 int idle_parse_dt(const struct fdt *fdt, const struct topology *topo, struct cpu_idle *ci,
 		  struct rail *rails, uint64_t now, char *err, size_t errlen);
 
-/* --- the kernel's idle path (kernel/idle.c) --- */
+/* --- the kernel's idle path (kernel/sched/idle.c) --- */
 extern uint64_t idle_latency_limit_ns;
 /*
  * Set by the platform (kernel/power.h) when "local-timer-stop" states really

@@ -1,5 +1,5 @@
 /*
- * In-guest micro-benchmarks of the scheduler's hot paths (kernel/microbench.c,
+ * In-guest micro-benchmarks of the scheduler's hot paths (kernel/apps/microbench.c,
  * run by `make bench` through tools/bench): the `microbench` console command.
  *
  * Also the reference PELT update the O(1) decay is compared against: the

@@ -142,7 +142,7 @@ void sched_idle_loop(void) __attribute__((noreturn));
 struct task *current_task(void);
 
 /*
- * Owned by kernel/sched.c, visible for the inline accessors below only
+ * Owned by kernel/sched/core.c, visible for the inline accessors below only
  * (they sit on every wake-up path): the run queues, how many CPUs the
  * scheduler manages, and which of them have arrived.
  */
@@ -243,14 +243,14 @@ static inline void task_avg_read(const struct task *p, struct sched_avg *out)
 struct topology;
 int pack_set_mode(int mode);
 
-/* Console commands: ps, top, spawn, schedtest (kernel/sched_commands.c). */
+/* Console commands: ps, top, spawn, schedtest (kernel/console/sched_commands.c). */
 void sched_commands_register(void);
-/* cyclictest, sysbench (kernel/bench.c); wait, jobs (kernel/jobs.c). */
+/* cyclictest, sysbench (kernel/apps/bench.c); wait, jobs (kernel/console/jobs.c). */
 void bench_commands_register(void);
 void jobs_register(void);
-/* stress (kernel/stress.c). */
+/* stress (kernel/apps/stress.c). */
 void stress_commands_register(void);
-/* topo, pack (kernel/pack_commands.c). */
+/* topo, pack (kernel/console/pack_commands.c). */
 void pack_commands_register(void);
 
 /* Guard pages below the task stacks: calls @fn for each (the MMU unmaps them). */
@@ -260,7 +260,7 @@ struct task *task_of_guard(uintptr_t addr);
 /* A guard page address for fault tests: the last task slot's. */
 uintptr_t task_spare_guard_page(void);
 
-/* Between kernel/sched.c and kernel/task.c. */
+/* Between kernel/sched/core.c and kernel/sched/task.c. */
 struct task *task_alloc_idle(int cpu);
 void sched_start_task(struct task *t);
 void task_free(struct task *t);

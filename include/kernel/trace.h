@@ -65,7 +65,21 @@ static inline void trace_cluster_power(int cpu, int cluster, bool on)
 		trace_record_cluster_power(cpu, cluster, on);
 }
 
-/* Console: trace start | stop | clear | dump | stats (kernel/trace.c). */
+/* Console: trace start | stop | clear | dump | stats (kernel/sched/trace.c). */
+#define TRACE_EVENTS_PER_CPU 2048	/* power of two */
+
+/*
+ * Reading the buffers (the console's `trace`): stop the writers first
+ * (trace_quiesce() returns whether tracing was on), then dump all CPUs
+ * merged in time order as ftrace text, or clear them.
+ */
+bool trace_quiesce(void);
+void trace_dump(void);
+void trace_clear(void);
+/* Events written to @cpu's buffer in total, and how many were overwritten. */
+void trace_stats(int cpu, uint32_t *written, uint32_t *overwritten);
+
+/* kernel/console/trace_commands.c */
 void trace_commands_register(void);
 
 #endif

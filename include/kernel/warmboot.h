@@ -81,7 +81,7 @@ bool warmboot_cluster_may_power_off(const uint64_t *next_expiry, int nr_cpus, ui
  */
 int warmboot_idle_state_for_timer(const struct idle_state *st, int state, bool timer_pending);
 
-/* `idle resume-test ...` / `idle warmboot ...` (kernel/warmboot_commands.c); -1: not one of them. */
+/* `idle resume-test ...` / `idle warmboot ...` (kernel/console/warmboot_commands.c); -1: not one of them. */
 int idle_warmboot_command(int argc, char **argv);
 
 #endif

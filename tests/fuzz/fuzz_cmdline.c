@@ -1,5 +1,5 @@
 /*
- * Fuzz target `cmdline`: kernel/cmdline.c (include/kernel/cmdline.h).
+ * Fuzz target `cmdline`: kernel/lib/cmdline.c (include/kernel/cmdline.h).
  *
  * Input: byte 0 picks max_args (1..CMDLINE_MAX_ARGS + 4) for
  * cmdline_split(); the rest, up to the first NUL, is the text. Checked:

@@ -1,5 +1,5 @@
 /*
- * Fuzz target `fdt`: kernel/fdt.c on an arbitrary blob.
+ * Fuzz target `fdt`: kernel/lib/fdt.c on an arbitrary blob.
  *
  * The input is the DTB. fdt_open() must either reject it (negative FDT_E*
  * code, a one-line message in fdt->err, every accessor then answering

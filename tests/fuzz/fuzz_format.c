@@ -1,5 +1,5 @@
 /*
- * Fuzz target `format`: kernel/format.c, the printf the kernel (and every
+ * Fuzz target `format`: kernel/lib/format.c, the printf the kernel (and every
  * parser's error message) formats with, differentially against the host C
  * library's snprintf().
  *

@@ -1,5 +1,5 @@
 /*
- * Fuzz target `pelt`: sequences of pelt_update() (kernel/pelt.c) against
+ * Fuzz target `pelt`: sequences of pelt_update() (kernel/sched/pelt.c) against
  * the model and bounds of include/kernel/pelt.h.
  *
  * Input: 8 bytes start time, then records of 5 bytes: one op byte and a

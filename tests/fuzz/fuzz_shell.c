@@ -1,6 +1,6 @@
 /*
- * Fuzz target `shell`: the console parser (kernel/shell.c on top of
- * kernel/cmdline.c), driven the three ways the kernel drives it:
+ * Fuzz target `shell`: the console parser (kernel/console/shell.c on top of
+ * kernel/lib/cmdline.c), driven the three ways the kernel drives it:
  *  1. every input byte through shell_input(), as typed on the UART, then a
  *     CR to enter what is left;
  *  2. the whole input, as one NUL-terminated string, through shell_execute();

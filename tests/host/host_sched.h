@@ -1,5 +1,5 @@
 /*
- * The arch and platform hooks kernel/sched.c and its neighbours call, for
+ * The arch and platform hooks kernel/sched/core.c and its neighbours call, for
  * host programs that run the live scheduler (sched_init(), wake_up(), ...)
  * on the portable core: a fake clock (host_fake_now, set by the program),
  * no IPIs, no timer hardware, no power-down, no energy meters. Definitions,
@@ -17,7 +17,7 @@
 #include "kernel/energy_meter.h"
 #include "kernel/power.h"
 #include "kernel/sched.h"
-#include "kernel/sched_internal.h"
+#include "kernel/sched/sched_internal.h"
 #include "kernel/timer.h"
 #include "kernel/topology.h"
 

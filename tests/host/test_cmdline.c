@@ -1,5 +1,5 @@
 /*
- * kernel/cmdline.c: cmdline_split (words, quotes, escapes, limits),
+ * kernel/lib/cmdline.c: cmdline_split (words, quotes, escapes, limits),
  * cmdline_next_command (';' outside quotes), and the boot-argument parser
  * (key=value, "quoted", flags, duplicates, limits, strict numbers).
  */

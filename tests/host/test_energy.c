@@ -1,5 +1,5 @@
 /*
- * The energy model (include/kernel/energy.h, kernel/energy.c):
+ * The energy model (include/kernel/energy.h, kernel/sched/energy.c):
  * - energy_model_parse_dt on the board DTBs (build/<board>/<board>.dtb,
  *   `make boards`) after topology_parse_dt / topology_build and
  *   idle_parse_dt, and on the fixtures tests/dts/idle-energy*.dts
@@ -10,7 +10,7 @@
  *   + idle power x time in each state, per rail busy / idle / off, cluster =
  *   rail + its CPUs, total; in power x ms, rounded down; a TC2 scenario
  *   (A15 cluster off vs busy); and snapshots taken from the rail and
- *   per-CPU accounting (kernel/rail.c) driven by a fake clock.
+ *   per-CPU accounting (kernel/sched/rail.c) driven by a fake clock.
  * Run from the repository root (tests/run.py does).
  */
 #include <stdarg.h>
@@ -482,7 +482,7 @@ KT_CASE(compute_vexpress_a9)
 	KT_ASSERT_EQ(report.total, 10 * (4 * 500 + 2000));
 }
 
-/* --- snapshots from the real accounting (kernel/rail.c), fake clock --- */
+/* --- snapshots from the real accounting (kernel/sched/rail.c), fake clock --- */
 
 static void take_snapshot(struct energy_snapshot *s, struct cpu_idle *ci, int nr_cpus, struct rail *r,
 			  int nr, uint64_t now)

@@ -1,5 +1,5 @@
 /*
- * The portable part of the energy meters (kernel/energy_meter.c):
+ * The portable part of the energy meters (kernel/sched/energy_meter.c):
  * energy_meter_combine() - a 64-bit counter read as hi1, lo, hi2 (and lo2
  * when the high words differ) - and energy_meter_delta().
  *

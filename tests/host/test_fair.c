@@ -1,7 +1,7 @@
 /*
- * The fair class (kernel/fair.c) on a simulated CPU with a fake clock.
+ * The fair class (kernel/sched/fair.c) on a simulated CPU with a fake clock.
  *
- * struct sim mirrors kernel/sched.c call for call: sim_tick() is
+ * struct sim mirrors kernel/sched/core.c call for call: sim_tick() is
  * sched_tick() (cfs_update_curr, then cfs_tick_should_preempt when more
  * than one is runnable), sim_schedule()/sim_sleep() are __schedule() for a
  * runnable or a sleeping prev (cfs_update_curr, cfs_dequeue(DEQ_SLEEP) if

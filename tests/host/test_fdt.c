@@ -1,5 +1,5 @@
 /*
- * FDT reader (kernel/fdt.c):
+ * FDT reader (kernel/lib/fdt.c):
  * - every accessor against the fixture tests/dts/fdt_reader.dts (built by
  *   `make host` into build/host/dts/fdt_reader.dtb), with exact values;
  * - shapes dtc refuses or warns about (bad reg lengths, default #cells,
@@ -7,7 +7,7 @@
  *   small blob writer (struct fb);
  * - the board DTBs: CPU counts and cpu-map clusters;
  * - corruption: every header field, every structure-block error with the
- *   exact message kernel/fdt.c produces, truncation at every length, and
+ *   exact message kernel/lib/fdt.c produces, truncation at every length, and
  *   random bit flips. Blobs live in malloc()ed buffers of exactly their
  *   size, so ASan reports any read past them.
  */

@@ -1,8 +1,8 @@
 /*
- * CPU idle (include/kernel/idle.h): the governor (kernel/idle_gov.c), the
+ * CPU idle (include/kernel/idle.h): the governor (kernel/sched/idle_gov.c), the
  * power-rail last-man / first-man state machine and residency accounting
- * (kernel/rail.c), and idle states / rails from the DT (kernel/idle_dt.c).
- * kernel/idle.c (the kernel's idle path, platform hooks) is not used.
+ * (kernel/sched/rail.c), and idle states / rails from the DT (kernel/sched/idle_dt.c).
+ * kernel/sched/idle.c (the kernel's idle path, platform hooks) is not used.
  * - governor: hand-built WFI / core / cluster states; state choice by
  *   predicted sleep and latency limit; the per-range correction factor
  *   (exact predictions), its clamping; typical-interval detection;

@@ -1,5 +1,5 @@
 /*
- * kernel/rbtree.c against a sorted reference array:
+ * kernel/lib/rbtree.c against a sorted reference array:
  * - random insert/erase sequences (fixed seeds, up to 10k nodes) with
  *   rb_check() and an in-order walk (rb_first/rb_next) compared node for
  *   node with the reference, which keeps equal keys in insertion order;

@@ -19,7 +19,7 @@
 #include "host_sched.h"
 #include "arch/cpu.h"
 #include "kernel/sched.h"
-#include "kernel/sched_internal.h"
+#include "kernel/sched/sched_internal.h"
 
 static struct task wakee, busy[TOPO_MAX_CPUS];
 

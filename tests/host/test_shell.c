@@ -1,5 +1,5 @@
 /*
- * kernel/shell.c: the line editor fed byte by byte through shell_input()
+ * kernel/console/shell.c: the line editor fed byte by byte through shell_input()
  * (echo, BS/DEL, Ctrl-U, Ctrl-C, CR/LF/CRLF, escape sequences, the 255
  * character limit), command dispatch and argv, help, registration limits,
  * shell_execute()/shell_run_script(), and random input. All output goes

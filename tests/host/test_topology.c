@@ -1,5 +1,5 @@
 /*
- * Topology, scheduling domains and pack buddies (kernel/topology.c) and the
+ * Topology, scheduling domains and pack buddies (kernel/sched/topology.c) and the
  * schedtopo host tool, against the contract in notes/spec.md ("Pack
  * buddies (the seeds' rule, made exact)", "Device tree") and
  * include/kernel/topology.h:

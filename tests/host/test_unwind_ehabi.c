@@ -1,5 +1,5 @@
 /*
- * EHABI unwinder (kernel/unwind_ehabi.c) on hand-built tables and stacks in
+ * EHABI unwinder (kernel/lib/unwind_ehabi.c) on hand-built tables and stacks in
  * a fake 32-bit address space (mem[] at MEM_BASE; code addresses are plain
  * numbers, never read):
  * - the index search: prel31 offsets of both signs, every entry of tables of

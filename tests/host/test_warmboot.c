@@ -1,5 +1,5 @@
 /*
- * The portable warm-boot logic (kernel/warmboot.c, include/kernel/warmboot.h):
+ * The portable warm-boot logic (kernel/sched/warmboot.c, include/kernel/warmboot.h):
  * - the SPC register sequence against a fake MMIO block that logs every
  *   access: per-CPU resume mailboxes (A15 0x68 + 4n, A7 0x78 + 4n), wake-up
  *   enables in WAKE_INT_MASK (A15 bit n, A7 bit 4 + n, global bits 10-11),

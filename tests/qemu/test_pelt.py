@@ -3,7 +3,7 @@ ratios as the `schedtest duty` and `load` commands report them.
 
 Each duty task is measured alone: under QEMU icount with several vCPUs busy
 at once, one vCPU's clock read can wait for another's whole time slice,
-which stretches a clock-timed busy phase (see kernel/sched_commands.c)."""
+which stretches a clock-timed busy phase (see kernel/console/sched_commands.c)."""
 import re
 
 from qemulib import boot

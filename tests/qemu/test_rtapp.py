@@ -1,5 +1,5 @@
 """rt-app workloads: tools/rtapp (JSON -> console commands) and the kernel's
-`rtapp` command (kernel/rtapp.c), on qemu-tc2. The tool-only tests are here
+`rtapp` command (kernel/apps/rtapp.c), on qemu-tc2. The tool-only tests are here
 too: tests/run.py runs the Python tests of tests/qemu only."""
 import json
 import os

@@ -1,6 +1,6 @@
 /*
- * PELT update cost on the host, ours (kernel/pelt.c: O(1) decay) against
- * the seeds' per-period loop (pelt_update_seed_loop() in kernel/microbench.c,
+ * PELT update cost on the host, ours (kernel/sched/pelt.c: O(1) decay) against
+ * the seeds' per-period loop (pelt_update_seed_loop() in kernel/apps/microbench.c,
  * seed 01/16 + the usage sum of 15/16), both from build/host/libkcore.a, in
  * one run, for elapsed times of 1 ms .. 1 s between updates.
  *

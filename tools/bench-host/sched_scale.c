@@ -48,7 +48,7 @@
 #include "kernel/energy_meter.h"
 #include "kernel/power.h"
 #include "kernel/sched.h"
-#include "kernel/sched_internal.h"
+#include "kernel/sched/sched_internal.h"
 #include "kernel/timer.h"
 #include "kernel/topology.h"
 

@@ -1,6 +1,6 @@
 /*
  * The kernel's energy accounting: the model from the DT, snapshots of the
- * residencies kept by the idle path (kernel/idle.c), and the meters when
+ * residencies kept by the idle path (kernel/sched/idle.c), and the meters when
  * the board has them. See include/kernel/energy.h.
  */
 #include "kernel/energy.h"

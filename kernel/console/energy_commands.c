@@ -2,7 +2,7 @@
  * Console commands for idle and energy:
  *   idle                 residency per CPU (busy, each idle state) and per rail
  *   idle latency <us>    cap the exit latency the governor may pick ("off": no cap)
- *   idle resume-test ..., idle warmboot ...   kernel/warmboot_commands.c
+ *   idle resume-test ..., idle warmboot ...   kernel/console/warmboot_commands.c
  *   energy               energy per CPU and cluster since the mark
  *   energy mark          start a new window
  *   energy ref           remember this window's clusters as the 100 reference

@@ -3,7 +3,7 @@
  * to its CPU's pack buddy when the buddy may run it and is not busy, so
  * small tasks gather on the buddies and whole power rails can stay off.
  * Everything is O(1): one buddy per CPU, computed from the topology
- * (kernel/topology.c), and one seqcount read of the buddy's average.
+ * (kernel/sched/topology.c), and one seqcount read of the buddy's average.
  *
  * The buddy table is read without locks: `pack <mode>` rewrites it one
  * word at a time, so a wake-up sees either the old or the new buddy of its
@@ -15,7 +15,7 @@
 #include "kernel/pack_energy.h"
 #include "kernel/panic.h"
 #include "kernel/timer.h"
-#include "kernel/sched_internal.h"
+#include "kernel/sched/sched_internal.h"
 #include "kernel/topology.h"
 
 const char *const pack_reason_names[PACK_NR_REASONS] = {
@@ -167,7 +167,7 @@ static void energy_cand(struct pack_energy_cand *c, int cpu, bool is_idle, int p
  */
 enum pack_reason pack_energy_select(const struct task *p, int prev, int *target)
 {
-	/* Rails track at most 32 CPUs (kernel/idle_dt.c), so the energy path works in one word. */
+	/* Rails track at most 32 CPUs (kernel/sched/idle_dt.c), so the energy path works in one word. */
 	uint32_t idle = cpumask_low32(&idle_hint) & sched_online_mask() & cpumask_low32(&p->cpus_allowed);
 	int buddy = READ_ONCE(sched_topo.pack_buddy[prev]);
 	int cand[2 + IDLE_MAX_RAILS], at[2 + IDLE_MAX_RAILS], nr = 0, nin = 0, pick, best;

@@ -8,10 +8,8 @@
 #include "kernel/format.h"
 #include "kernel/printk.h"
 #include "kernel/sched.h"
-#include "kernel/shell.h"
 #include "kernel/timer.h"
 
-#define TRACE_EVENTS_PER_CPU 2048	/* power of two */
 #define COMM_LEN 16
 
 enum trace_type { T_SWITCH, T_WAKEUP, T_WAKEUP_NEW, T_MIGRATE, T_IDLE, T_CLUSTER };
@@ -196,8 +194,7 @@ static void print_event(const struct trace_event *e)
 	kprintf("%s\n", line);
 }
 
-/* Dump every CPU's buffer merged in time order (stop tracing first). */
-static void dump(void)
+void trace_dump(void)
 {
 	uint32_t pos[CONFIG_NR_CPUS], end[CONFIG_NR_CPUS];
 	int nr = sched_nr_cpus();
@@ -232,8 +229,7 @@ static void dump(void)
 	kprintf("# end of trace: %lu events\n", total);
 }
 
-/* Stop writers and let any event being recorded finish (writers run with IRQs off, briefly). */
-static bool quiesce(void)
+bool trace_quiesce(void)
 {
 	bool was = trace_on;
 
@@ -243,7 +239,7 @@ static bool quiesce(void)
 	return was;
 }
 
-static void clear(void)
+void trace_clear(void)
 {
 	for (int c = 0; c < CONFIG_NR_CPUS; c++) {
 		bufs[c].head = 0;
@@ -251,50 +247,8 @@ static void clear(void)
 	}
 }
 
-static int cmd_trace(int argc, char **argv)
+void trace_stats(int cpu, uint32_t *written, uint32_t *overwritten)
 {
-	if (argc == 2 && strcmp(argv[1], "start") == 0) {
-		quiesce();
-		clear();
-		smp_mb();
-		trace_on = true;
-		kprintf("trace: on (%d events per CPU)\n", TRACE_EVENTS_PER_CPU);
-		return 0;
-	}
-	if (argc == 2 && strcmp(argv[1], "stop") == 0) {
-		trace_on = false;
-		kprintf("trace: off\n");
-		return 0;
-	}
-	if (argc == 2 && strcmp(argv[1], "clear") == 0) {
-		bool was = quiesce();
-
-		clear();
-		trace_on = was;
-		return 0;
-	}
-	if (argc == 2 && strcmp(argv[1], "dump") == 0) {
-		bool was = quiesce();	/* writers must be quiet while the buffers are read */
-
-		dump();
-		trace_on = was;
-		return 0;
-	}
-	if (argc == 2 && strcmp(argv[1], "stats") == 0) {
-		for (int c = 0; c < sched_nr_cpus(); c++)
-			kprintf("trace: cpu%d written=%u overwritten=%u\n", c, (unsigned)bufs[c].head,
-				(unsigned)bufs[c].lost);
-		return 0;
-	}
-	kprintf("error: usage: trace start|stop|clear|dump|stats\n");
-	return 1;
-}
-
-static const struct shell_cmd commands[] = {
-	{ "trace", "start|stop|clear|dump|stats", "scheduler event trace (ftrace text format)", cmd_trace },
-};
-
-void trace_commands_register(void)
-{
-	SHELL_REGISTER_TABLE(commands);
+	*written = bufs[cpu].head;
+	*overwritten = bufs[cpu].lost;
 }

@@ -49,7 +49,7 @@
  *
  * "run" is a calibrated loop, not clock polling: under QEMU icount, a clock
  * read by a busy vCPU can hand the host thread to another vCPU for its whole
- * slice (see duty_fn in kernel/sched_commands.c), so the loop count for a
+ * slice (see duty_fn in kernel/console/sched_commands.c), so the loop count for a
  * microsecond is measured once, at registration, on the boot CPU (the best
  * of RTAPP_CAL_TRIALS runs of RTAPP_CAL_LOOPS iterations timed with
  * arch_now_ns()). Like rt-app's run it is a fixed amount of work: it takes
@@ -738,7 +738,7 @@ static void print_log(const struct rt_thread *th)
 	}
 }
 
-/* "RESULT bench=rtapp board=<board> pack=<mode> " + @fields + the energy fields, as kernel/bench.c. */
+/* "RESULT bench=rtapp board=<board> pack=<mode> " + @fields + the energy fields, as kernel/apps/bench.c. */
 static void rt_print_result(const char *fields, const struct energy_snapshot *from)
 {
 	static char line[1024];		/* under ra.busy */

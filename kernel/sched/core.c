@@ -1,7 +1,7 @@
 /*
  * Scheduler core: run queues, schedule(), wake-ups, the tick, idle.
  * The rules (who is where, which lock guards what) are stated in
- * include/kernel/sched.h; the fair class's arithmetic is kernel/fair.c.
+ * include/kernel/sched.h; the fair class's arithmetic is kernel/sched/fair.c.
  */
 #include "kernel/sched.h"
 
@@ -13,7 +13,7 @@
 #include "kernel/idle.h"
 #include "kernel/format.h"
 #include "kernel/panic.h"
-#include "kernel/sched_internal.h"
+#include "kernel/sched/sched_internal.h"
 #include "kernel/time.h"
 #include "kernel/trace.h"
 #include "kernel/topology.h"
@@ -533,7 +533,7 @@ none:
 /*
  * Where a task runs when it wakes (@wakeup) or is placed anew. The one
  * place that decides placement: first small-task packing (a light waking
- * task goes to its CPU's pack buddy, see kernel/sched_pack.c), else its
+ * task goes to its CPU's pack buddy, see kernel/pack/pack.c), else its
  * previous CPU if that is idle, else the nearest idle CPU it may use
  * (walking prev's domains up, like Linux's select_idle_sibling), else its
  * previous CPU. Idle CPUs come from idle_hint a word at a time, not from a

@@ -1,5 +1,5 @@
 /*
- * Load balancing over the scheduling domains of kernel/topology.c.
+ * Load balancing over the scheduling domains of kernel/sched/topology.c.
  *
  * A CPU only ever pulls tasks to itself (or, as the idle-load-balancer, to
  * an idle tickless CPU it balances for). Three triggers:
@@ -19,7 +19,7 @@
 #include "arch/cpu.h"
 #include "arch/ipi.h"
 #include "kernel/panic.h"
-#include "kernel/sched_internal.h"
+#include "kernel/sched/sched_internal.h"
 #include "kernel/topology.h"
 
 #define BUSY_FACTOR 8

@@ -1,7 +1,7 @@
 /*
  * pack=energy's cost model (include/kernel/pack_energy.h): pure functions
  * of the energy model's powers and the candidates' state, used by
- * pack_energy_select() in kernel/sched_pack.c and tested on the host
+ * pack_energy_select() in kernel/pack/pack.c and tested on the host
  * (tests/host/test_pack_energy.c).
  */
 #include "kernel/pack_energy.h"

@@ -120,7 +120,7 @@ int pelt_update_seed_loop(struct sched_avg *sa, uint64_t now, bool runnable, boo
 #include "kernel/idle.h"
 #include "kernel/printk.h"
 #include "kernel/sched.h"
-#include "kernel/sched_internal.h"
+#include "kernel/sched/sched_internal.h"
 #include "kernel/shell.h"
 #include "kernel/time.h"
 #include "kernel/timer.h"

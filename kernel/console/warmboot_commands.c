@@ -1,5 +1,5 @@
 /*
- * The warm-boot subcommands of `idle` (kernel/energy_commands.c hands them over):
+ * The warm-boot subcommands of `idle` (kernel/console/energy_commands.c hands them over):
  *   idle resume-test [rounds] [psci|reset] [cpu<n>]   save/restore round trips (include/kernel/power.h),
  *                                            on the shell's CPU or in a task pinned to cpu<n>
  *   idle warmboot [on|off]                   real cluster power-off in the domain states

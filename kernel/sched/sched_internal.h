@@ -1,5 +1,5 @@
 /*
- * Between the scheduler's files (kernel/sched.c, kernel/sched_balance.c):
+ * Between the scheduler's files (kernel/sched/core.c, kernel/sched/balance.c):
  * run-queue locking and migration. Not for the rest of the kernel.
  */
 #ifndef KERNEL_SCHED_INTERNAL_H
@@ -39,7 +39,7 @@ static inline bool task_allowed_on(const struct task *p, int cpu)
 /* The wake-up placement decision, for benchmarks (counts a packing outcome when @wakeup). */
 int sched_select_task_rq(struct task *p, int prev_cpu, bool wakeup);
 
-/* Load balancing (kernel/sched_balance.c). IRQs off, no rq lock held. */
+/* Load balancing (kernel/sched/balance.c). IRQs off, no rq lock held. */
 void balance_tick(struct rq *rq, uint64_t now);	/* periodic, from the tick */
 int balance_newidle(struct rq *rq);		/* this CPU just went idle */
 void balance_nohz_kicked(struct rq *rq);		/* we were kicked as the ilb */
@@ -47,7 +47,7 @@ void balance_nohz_kicked(struct rq *rq);		/* we were kicked as the ilb */
 int find_new_ilb(int call_cpu);
 extern cpumask_t nohz_idle_cpus;	/* tickless idle CPUs (atomic words) */
 
-/* Packing (kernel/sched_pack.c). */
+/* Packing (kernel/pack/pack.c). */
 /* Should waking @p, last on @cpu, go to @cpu's buddy (*target)? Why (not)? */
 enum pack_reason pack_check(const struct task *p, int cpu, int *target);
 /* Count a wake-up's packing outcome against the CPU the task last ran on. */

@@ -1,0 +1,62 @@
+/*
+ * `trace start|stop|clear|dump|stats`: the scheduler's event trace
+ * (kernel/sched/trace.c) from the console, dumped as ftrace text.
+ */
+#include <string.h>
+
+#include "arch/barrier.h"
+#include "kernel/printk.h"
+#include "kernel/sched.h"
+#include "kernel/shell.h"
+#include "kernel/trace.h"
+
+static int cmd_trace(int argc, char **argv)
+{
+	if (argc == 2 && strcmp(argv[1], "start") == 0) {
+		trace_quiesce();
+		trace_clear();
+		smp_mb();
+		trace_on = true;
+		kprintf("trace: on (%d events per CPU)\n", TRACE_EVENTS_PER_CPU);
+		return 0;
+	}
+	if (argc == 2 && strcmp(argv[1], "stop") == 0) {
+		trace_on = false;
+		kprintf("trace: off\n");
+		return 0;
+	}
+	if (argc == 2 && strcmp(argv[1], "clear") == 0) {
+		bool was = trace_quiesce();
+
+		trace_clear();
+		trace_on = was;
+		return 0;
+	}
+	if (argc == 2 && strcmp(argv[1], "dump") == 0) {
+		bool was = trace_quiesce();	/* writers must be quiet while the buffers are read */
+
+		trace_dump();
+		trace_on = was;
+		return 0;
+	}
+	if (argc == 2 && strcmp(argv[1], "stats") == 0) {
+		for (int c = 0; c < sched_nr_cpus(); c++) {
+			uint32_t written, lost;
+
+			trace_stats(c, &written, &lost);
+			kprintf("trace: cpu%d written=%u overwritten=%u\n", c, (unsigned)written, (unsigned)lost);
+		}
+		return 0;
+	}
+	kprintf("error: usage: trace start|stop|clear|dump|stats\n");
+	return 1;
+}
+
+static const struct shell_cmd commands[] = {
+	{ "trace", "start|stop|clear|dump|stats", "scheduler event trace (ftrace text format)", cmd_trace },
+};
+
+void trace_commands_register(void)
+{
+	SHELL_REGISTER_TABLE(commands);
+}
