@@ -82,7 +82,12 @@ build/host/libkcore-san.a: $(patsubst %.c,build/host/san/%.o,$(CORE_SRCS))
 	@rm -f $@; ar rcs $@ $^
 build/host/libkcore.a: $(patsubst %.c,build/host/obj/%.o,$(CORE_SRCS))
 	@rm -f $@; ar rcs $@ $^
-build/host/test_%: build/host/san/tests/host/test_%.o build/host/san/tests/host/ktest.o build/host/libkcore-san.a
+# Test helpers (ktest, a test's own placement policy ...): every tests/host/*.c
+# that is not a test, in an archive, so a test links the ones it uses.
+TEST_HELPER_SRCS := $(filter-out $(TEST_SRCS),$(wildcard tests/host/*.c))
+build/host/libktest.a: $(patsubst %.c,build/host/san/%.o,$(TEST_HELPER_SRCS))
+	@rm -f $@; ar rcs $@ $^
+build/host/test_%: build/host/san/tests/host/test_%.o build/host/libktest.a build/host/libkcore-san.a
 	$(HOST_CC) $(SAN_FLAGS) -o $@ $^ -lm -lpthread
 build/host/%: build/host/obj/tools/%.o build/host/libkcore.a
 	$(HOST_CC) -o $@ $^ -lm
@@ -107,7 +112,7 @@ test: deps boards kernel-debug-qemu-tc2 host
 # The seeds' two tables reproduced in QEMU (tools/experiment; QUICK=1 for R/10).
 # tools/ensure-deps.sh has a fixed list, so python3-matplotlib (for the PNG
 # plots) is checked and installed here the same way; without it, no PNGs.
-experiment: deps kernel-vexpress-a9 kernel-qemu-tc2
+experiment: deps kernel-vexpress-a9 kernel-qemu-tc2 build/host/schedtopo
 	@dpkg-query -W -f='$${Status}' python3-matplotlib 2>/dev/null | grep -q "install ok installed" || { \
 	  echo "experiment: installing missing Debian package: python3-matplotlib (for the PNG plots)"; \
 	  if [ "$$(id -u)" -eq 0 ]; then SUDO=; else SUDO=sudo; fi; \

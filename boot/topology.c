@@ -1,13 +1,14 @@
 /*
- * Boot-time topology: build sched_topo (kernel/sched/topology.c) from the DT with
- * the pack mode from bootargs "pack=off|rails|all", check it agrees with
- * the SMP code's CPU list, and report the pack buddies.
+ * Boot-time topology: build sched_topo (kernel/sched/topology.c) from the DT for
+ * the placement policy named by bootarg "pack=" (include/kernel/pack.h),
+ * check it agrees with the SMP code's CPU list, and report the pack buddies.
  */
 #include "boot/boot.h"
 
 #include "arch/smp.h"
 #include "kernel/cmdline.h"
 #include "kernel/fdt.h"
+#include "kernel/pack.h"
 #include "kernel/panic.h"
 #include "kernel/printk.h"
 #include "kernel/topology.h"
@@ -15,14 +16,17 @@
 void boot_topology_init(const struct fdt *fdt)
 {
 	const char *mode_arg = bootargs_get(boot_args(), "pack");
-	int mode = PACK_RAILS;
+	const struct pack_policy *policy = PACK_DEFAULT_POLICY;
 	char err[128];
 
 	if (mode_arg) {
-		mode = pack_mode_parse(mode_arg);
-		if (mode < 0) {
-			kprintf("bootargs: pack=%s is not off, rails, all or energy; using rails\n", mode_arg);
-			mode = PACK_RAILS;
+		policy = pack_policy_find(mode_arg);
+		if (!policy) {
+			char names[PACK_POLICY_LIST_SIZE];
+
+			kprintf("bootargs: error: unknown pack mode '%s' (%s); using %s\n", mode_arg,
+				pack_policy_list(names, sizeof(names)), PACK_DEFAULT_POLICY->name);
+			policy = PACK_DEFAULT_POLICY;
 		}
 	}
 	if (topology_parse_dt(fdt, &sched_topo, err, sizeof(err)) != 0)
@@ -30,7 +34,7 @@ void boot_topology_init(const struct fdt *fdt)
 	if (sched_topo.nr_cpus != smp_nr_cpus())
 		panic("topology: %d CPUs in the topology, %d known to SMP", sched_topo.nr_cpus,
 		      smp_nr_cpus());
-	topology_build(&sched_topo, (enum pack_mode)mode);
+	topology_build(&sched_topo, policy);
 }
 
 void boot_topology_report(void)

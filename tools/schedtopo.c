@@ -1,9 +1,12 @@
 /*
  * schedtopo: print the scheduling domains and pack buddies the kernel
  * would build from a DTB, using the kernel's own topology code.
- *   build/host/schedtopo [--pack=off|rails|all] FILE.dtb
+ *   build/host/schedtopo [--pack=MODE] FILE.dtb
+ *   build/host/schedtopo --list-modes
  * Output: one line per CPU with its cluster, capacity, rail and domain
  * levels (flags, groups/capacity), then exactly the boot log's "CPU<n> packing on CPU<m>" lines.
+ * --list-modes: one line per placement policy of the table, in table order,
+ * "<name> <one-line description>" (scripts take the mode names from here).
  * Bad arguments or a bad DTB: one line on stderr, exit status 2.
  */
 #include <errno.h>
@@ -12,14 +15,26 @@
 #include <string.h>
 
 #include "kernel/fdt.h"
+#include "kernel/pack.h"
 #include "kernel/topology.h"
 
 #define MAX_DTB (4u << 20)
 
+#define USAGE "usage: schedtopo [--pack=MODE] FILE.dtb | schedtopo --list-modes"
+
 static int usage(void)
 {
-	fprintf(stderr, "usage: schedtopo [--pack=off|rails|all] FILE.dtb\n");
+	fprintf(stderr, "%s\n", USAGE);
 	return 2;
+}
+
+static int list_modes(void)
+{
+	const struct pack_policy *p;
+
+	for (int i = 0; (p = pack_policy_at(i)) != NULL; i++)
+		printf("%s %s\n", p->name, p->desc);
+	return 0;
 }
 
 static void *read_file(const char *path, size_t *len)
@@ -45,7 +60,7 @@ int main(int argc, char **argv)
 {
 	static struct topology topo;
 	const char *path = NULL;
-	int mode = PACK_RAILS;
+	const struct pack_policy *policy = PACK_DEFAULT_POLICY;
 	struct fdt fdt;
 	char err[160];
 	size_t len = 0;
@@ -53,18 +68,26 @@ int main(int argc, char **argv)
 	int rc;
 
 	for (int i = 1; i < argc; i++) {
-		if (strncmp(argv[i], "--pack=", 7) == 0) {
-			mode = pack_mode_parse(argv[i] + 7);
-			if (mode < 0) {
-				fprintf(stderr, "schedtopo: unknown pack mode '%s' (off, rails, all)\n", argv[i] + 7);
+		if (strcmp(argv[i], "--list-modes") == 0) {
+			if (argc != 2) {
+				fprintf(stderr, "schedtopo: --list-modes takes nothing else (%s)\n", USAGE);
+				return 2;
+			}
+			return list_modes();
+		} else if (strncmp(argv[i], "--pack=", 7) == 0) {
+			policy = pack_policy_find(argv[i] + 7);
+			if (!policy) {
+				char names[PACK_POLICY_LIST_SIZE];
+
+				fprintf(stderr, "schedtopo: unknown pack mode '%s' (%s)\n", argv[i] + 7,
+					pack_policy_list(names, sizeof(names)));
 				return 2;
 			}
 		} else if (argv[i][0] == '-' && argv[i][1]) {
-			fprintf(stderr, "schedtopo: unknown option '%s' (usage: schedtopo [--pack=off|rails|all] FILE.dtb)\n",
-				argv[i]);
+			fprintf(stderr, "schedtopo: unknown option '%s' (%s)\n", argv[i], USAGE);
 			return 2;
 		} else if (path) {
-			fprintf(stderr, "schedtopo: more than one DTB given (usage: schedtopo [--pack=off|rails|all] FILE.dtb)\n");
+			fprintf(stderr, "schedtopo: more than one DTB given (%s)\n", USAGE);
 			return 2;
 		} else {
 			path = argv[i];
@@ -93,9 +116,8 @@ int main(int argc, char **argv)
 		free(blob);
 		return 2;
 	}
-	topology_build(&topo, (enum pack_mode)mode);
-	printf("%d CPUs, %d clusters, pack=%s\n", topo.nr_cpus, topo.nr_clusters,
-	       pack_mode_name(topo.pack));
+	topology_build(&topo, policy);
+	printf("%d CPUs, %d clusters, pack=%s\n", topo.nr_cpus, topo.nr_clusters, topo.policy->name);
 	for (int cpu = 0; cpu < topo.nr_cpus; cpu++) {
 		static char line[16384];
 

@@ -24,6 +24,7 @@
 #include "arch/barrier.h"
 #include "kernel/cpumask.h"
 #include "kernel/fair.h"
+#include "kernel/pack.h"
 #include "kernel/panic.h"
 #include "kernel/timer.h"
 
@@ -78,21 +79,6 @@ struct task {
 	uint64_t last_ran_ns;
 };
 
-/* Outcome of the packing test at a wake-up (counted per CPU). */
-enum pack_reason {
-	PACK_PACKED,		/* sent to the buddy */
-	PACK_NO_BUDDY,		/* this CPU has none (pack off, one rail) */
-	PACK_NOT_LIGHT,		/* the task runs >= 25% of the time */
-	PACK_NOT_ALLOWED,	/* affinity excludes the buddy */
-	PACK_BUDDY_BUSY,	/* usage << nr_running > period */
-	PACK_WAITING,		/* on its buddy, but waits > 37.5% of its runnable time */
-	PACK_ENERGY_PREV,	/* energy mode: staying put costs least */
-	PACK_ENERGY_IDLE,	/* energy mode: an idle CPU costs least (or latency guard) */
-	PACK_ENERGY_NONE,	/* energy mode: no candidate has room: normal path */
-	PACK_NR_REASONS,
-};
-extern const char *const pack_reason_names[PACK_NR_REASONS];
-
 struct rq {
 	spinlock_t lock;
 	int cpu;
@@ -123,7 +109,8 @@ struct rq {
 #ifdef CONFIG_SCHED_DEBUG
 	struct task *switched_from;	/* off its CPU once the switch is done (on_cpu) */
 #endif
-	uint64_t pack_stats[PACK_NR_REASONS];	/* wake-ups of tasks last on this CPU */
+	/* Wake-ups of tasks last on this CPU, by the current policy's outcome (reset by a switch). */
+	uint64_t pack_stats[PACK_MAX_REASONS];
 };
 
 /* Tunables (boot arguments). */
@@ -238,10 +225,6 @@ static inline void task_avg_read(const struct task *p, struct sched_avg *out)
 {
 	pelt_snapshot(&p->se.avg, out);
 }
-
-/* Switch the pack mode at run time (buddies rebuilt, published atomically). */
-struct topology;
-int pack_set_mode(int mode);
 
 /* Console commands: ps, top, spawn, schedtest (kernel/console/sched_commands.c). */
 void sched_commands_register(void);

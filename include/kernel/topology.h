@@ -13,7 +13,9 @@
  *
  * Power rails: CPUs whose "power-domains" name the same node share a power
  * line; CPUs without one share the system rail. The pack buddy rule is the
- * one in notes/spec.md, implemented by topology_pack_buddy().
+ * one in docs/interfaces.md, implemented by topology_pack_buddy(). Which
+ * rails and buddies a build uses is the placement policy's choice
+ * (include/kernel/pack.h).
  *
  * Everything here is plain computation on a struct topology: the kernel
  * builds one at boot, host tools and tests build their own.
@@ -27,6 +29,8 @@
 
 #include "kernel/cpumask.h"
 
+struct pack_policy;
+
 /* The kernel's CONFIG_NR_CPUS (8 on ARM); host tools take 1024. */
 #define TOPO_MAX_CPUS CONFIG_NR_CPUS
 #define TOPO_MAX_LEVELS 4
@@ -34,13 +38,6 @@
 #define TOPO_MAX_DOMAINS (TOPO_MAX_CPUS * TOPO_MAX_LEVELS)
 #define CAPACITY_SCALE 1024u
 #define CAPACITY_MAX 65536u	/* capacity-dmips-mhz bound: sums stay in 32 bits */
-
-enum pack_mode {
-	PACK_OFF,	/* no buddy anywhere (the seeds' "default") */
-	PACK_RAILS,	/* rails from the DT (default) */
-	PACK_ALL,	/* every CPU its own rail */
-	PACK_ENERGY,	/* rails' buddies, but each wake-up decided by the energy model */
-};
 
 struct sched_group {
 	cpumask_t cpus;
@@ -78,7 +75,7 @@ struct topology {
 	int nr_groups_used;
 	struct sched_group groups[TOPO_MAX_DOMAINS];	/* shared by CPUs of equal spans */
 	cpumask_t rail[TOPO_MAX_CPUS];	/* CPUs sharing this CPU's power line */
-	enum pack_mode pack;
+	const struct pack_policy *policy;	/* the one it was built for */
 	int pack_buddy[TOPO_MAX_CPUS];	/* -1: no packing */
 };
 
@@ -95,12 +92,12 @@ struct fdt;
  * dangling power-domains, too many CPUs ...).
  */
 int topology_parse_dt(const struct fdt *fdt, struct topology *topo, char *err, size_t errlen);
-/* Domains, rails and pack buddies from the per-CPU description. */
-void topology_build(struct topology *topo, enum pack_mode mode);
+/* Domains, rails and pack buddies (as @policy wants them) from the per-CPU description. */
+void topology_build(struct topology *topo, const struct pack_policy *policy);
+/* The seeds' buddy rule on topo->rail[] (docs/interfaces.md): a CPU, or -1 when all CPUs share one rail. */
 int topology_pack_buddy(const struct topology *topo, int cpu);
-/* The pack mode named @s ("off", "rails", "all"), or -1. */
-int pack_mode_parse(const char *s);
-const char *pack_mode_name(enum pack_mode mode);
+/* topo->rail[] from the DT's power-domains: the default rails of a policy. */
+void topology_rails_dt(struct topology *topo);
 /* Domain level of @cpu whose span contains @other, or -1. */
 int topology_common_level(const struct topology *topo, int cpu, int other);
 

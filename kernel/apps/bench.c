@@ -69,7 +69,7 @@ static void print_result(const char *bench, const char *fields, const struct ene
 	energy_take_snapshot(&to);
 	flags = spin_lock_irqsave(&lock);
 	n = ksnprintf(line, sizeof(line), "RESULT bench=%s board=%s pack=%s %s ", bench, BOARD_NAME,
-		      pack_mode_name(sched_topo.pack), fields);
+		      pack_policy_current()->name, fields);
 	if (n < (int)sizeof(line))
 		energy_result_fields(line + n, sizeof(line) - (size_t)n, from, &to);
 	spin_unlock_irqrestore(&lock, flags);

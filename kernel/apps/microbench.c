@@ -26,7 +26,7 @@
  *   select       wake_up() of a task sleeping on this CPU, pinned here, with
  *                IRQs masked: select_task_rq() (packing test included) plus
  *                the local enqueue; the pack test's outcome is printed
- *   pack         pack_check() alone, on a light sleeping task, from a CPU
+ *   pack         the placement policy's select() alone, on a light sleeping task, from a CPU
  *                whose buddy is another (idle) CPU when there is one
  *   pelt         pelt_update() for elapsed times of 100 us .. 10 s, ours
  *                (impl=o1) and the seeds' per-period loop (impl=seed_loop)
@@ -256,7 +256,7 @@ static void result(const char *fig, const struct stats *s, const char *extra,
 	n = ksnprintf(line, sizeof(line),
 		      "RESULT bench=microbench board=%s pack=%s fig=%s tasks=%d cpu=%d n=%u median_ns=%llu "
 		      "min_ns=%llu p90_ns=%llu max_ns=%llu%s%s%s ",
-		      BOARD_NAME, pack_mode_name(sched_topo.pack), fig, mb.tasks, mb.cpu, s->n,
+		      BOARD_NAME, pack_policy_current()->name, fig, mb.tasks, mb.cpu, s->n,
 		      (unsigned long long)s->med, (unsigned long long)s->min, (unsigned long long)s->p90,
 		      (unsigned long long)s->max, mean, extra && *extra ? " " : "", extra ? extra : "");
 	if (n < (int)sizeof(line))
@@ -635,7 +635,8 @@ static void tick_irq_fn(void *arg)
 static void select_fn(void *arg)
 {
 	struct rq *rq = cpu_rq(mb.cpu);
-	uint64_t st0[PACK_NR_REASONS], st1[PACK_NR_REASONS];
+	const struct pack_policy *policy = pack_policy_current();
+	uint64_t st0[PACK_MAX_REASONS], st1[PACK_MAX_REASONS];
 	struct task *w;
 	unsigned why;
 
@@ -669,10 +670,10 @@ static void select_fn(void *arg)
 	}
 	memcpy(st1, rq->pack_stats, sizeof(st1));
 	mb.n = mb.reps;
-	why = argmax(st0, st1, PACK_NR_REASONS);
+	why = argmax(st0, st1, (unsigned)policy->nr_reasons);
 	/* A wakee allowed on one CPU skips placement (no packing test, nothing counted). */
 	ksnprintf(mb.extra, sizeof(mb.extra), "pack_test=%s buddy=%d",
-		  st1[why] != st0[why] ? pack_reason_names[why] : "none", sched_topo.pack_buddy[mb.cpu]);
+		  st1[why] != st0[why] ? policy->reasons[why] : "none", sched_topo.pack_buddy[mb.cpu]);
 	blocker_stop(w);
 }
 
@@ -680,7 +681,8 @@ static void pack_fn(void *arg)
 {
 	int ncpu = sched_nr_cpus(), from = mb.cpu, buddy, target = -1, placed = -1;
 	unsigned batch = 16, reps = mb.reps < 51 ? mb.reps : 51;
-	enum pack_reason why = PACK_NO_BUDDY;
+	const struct pack_policy *policy = pack_policy_current();
+	int why = 0;
 	static uint64_t sel[51];
 	struct stats s;
 	struct task *w;
@@ -721,7 +723,7 @@ static void pack_fn(void *arg)
 		flags = arch_irq_save();
 		t0 = arch_now_ns();
 		for (unsigned b = 0; b < batch; b++)
-			why = pack_check(w, from, &target);
+			why = policy->select(w, from, &target);
 		t1 = arch_now_ns();
 		/* The whole placement decision the same wake-up makes (packing test included). */
 		for (unsigned b = 0; b < batch; b++)
@@ -735,7 +737,7 @@ static void pack_fn(void *arg)
 	s = stats_of(sel, reps);
 	ksnprintf(mb.extra, sizeof(mb.extra),
 		  "from_cpu=%d buddy=%d outcome=%s batch=%u wakee=light_periodic select_median_ns=%llu "
-		  "select_min_ns=%llu select_p90_ns=%llu select_cpu=%d", from, buddy, pack_reason_names[why], batch,
+		  "select_min_ns=%llu select_p90_ns=%llu select_cpu=%d", from, buddy, policy->reasons[why], batch,
 		  (unsigned long long)s.med, (unsigned long long)s.min, (unsigned long long)s.p90, placed);
 	blocker_stop(w);
 }

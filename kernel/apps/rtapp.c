@@ -747,7 +747,7 @@ static void rt_print_result(const char *fields, const struct energy_snapshot *fr
 
 	energy_take_snapshot(&to);
 	n = ksnprintf(line, sizeof(line), "RESULT bench=rtapp board=%s pack=%s %s ", BOARD_NAME,
-		      pack_mode_name(sched_topo.pack), fields);
+		      pack_policy_current()->name, fields);
 	if (n < (int)sizeof(line))
 		energy_result_fields(line + n, sizeof(line) - (size_t)n, from, &to);
 	/* shell_printf: the line can outgrow kprintf's 512-byte buffer. */

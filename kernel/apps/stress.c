@@ -156,11 +156,11 @@ static void packer_fn(void *arg)
 	uint32_t rng = (uint32_t)(uintptr_t)arg | 1;
 
 	while (!READ_ONCE(st.stop)) {
-		pack_set_mode((int)(xorshift(&rng) % 3));
+		pack_set_policy(pack_policy_at((int)(xorshift(&rng) % (uint32_t)pack_policy_count())));
 		__atomic_fetch_add(&st.pack_switches, 1, __ATOMIC_RELAXED);
 		task_sleep_ns(200 * NSEC_PER_MSEC);
 	}
-	pack_set_mode(PACK_RAILS);
+	pack_set_policy(PACK_DEFAULT_POLICY);
 }
 
 static void checker_fn(void *arg)

@@ -1,12 +1,14 @@
 /*
  * Console commands for the topology and packing:
  *   topo            domain levels, flags, groups, capacities, rails, buddies
- *   pack            the pack mode and per-CPU wake-up packing counters
- *   pack <mode>     switch to off | rails | all while tasks run
+ *   pack            the placement policy and its per-CPU wake-up outcome counters
+ *   pack list       the policies of the table (include/kernel/pack.h), one a line
+ *   pack <mode>     switch to that policy while tasks run
  */
 #include <string.h>
 
 #include "kernel/format.h"
+#include "kernel/pack.h"
 #include "kernel/printk.h"
 #include "kernel/sched.h"
 #include "kernel/shell.h"
@@ -26,7 +28,7 @@ static int cmd_topo(int argc, char **argv)
 		return 1;
 	}
 	kprintf("topo: %d CPUs, %d clusters, pack=%s\n", sched_topo.nr_cpus, sched_topo.nr_clusters,
-		pack_mode_name(sched_topo.pack));
+		pack_policy_current()->name);
 	for (int cpu = 0; cpu < sched_topo.nr_cpus; cpu++) {
 		char line[256];
 
@@ -39,30 +41,38 @@ static int cmd_topo(int argc, char **argv)
 
 static int cmd_pack(int argc, char **argv)
 {
+	const struct pack_policy *policy;
+	char names[PACK_POLICY_LIST_SIZE];
+
 	if (argc > 2) {
-		kprintf("error: usage: pack [off|rails|all|energy]\n");
+		kprintf("error: usage: pack [list|MODE] (modes: %s)\n", pack_policy_list(names, sizeof(names)));
 		return 1;
 	}
+	if (argc == 2 && strcmp(argv[1], "list") == 0) {
+		for (int i = 0; (policy = pack_policy_at(i)) != NULL; i++)
+			kprintf("pack: %s %s\n", policy->name, policy->desc);
+		return 0;
+	}
 	if (argc == 2) {
-		int mode = pack_mode_parse(argv[1]);
-
-		if (mode < 0 || pack_set_mode(mode) != 0) {
-			kprintf("error: unknown pack mode '%s' (off, rails, all, energy)\n", argv[1]);
+		policy = pack_policy_find(argv[1]);
+		if (!policy || pack_set_policy(policy) != 0) {
+			kprintf("error: unknown pack mode '%s' (%s)\n", argv[1], pack_policy_list(names, sizeof(names)));
 			return 1;
 		}
-		kprintf("pack: mode %s\n", pack_mode_name(sched_topo.pack));
+		kprintf("pack: mode %s\n", policy->name);
 		print_buddies();
 		return 0;
 	}
-	kprintf("pack: mode %s\n", pack_mode_name(sched_topo.pack));
+	policy = pack_policy_current();
+	kprintf("pack: mode %s\n", policy->name);
 	for (int cpu = 0; cpu < sched_nr_cpus(); cpu++) {
 		const struct rq *rq = cpu_rq(cpu);
 
 		char line[256];
 		int n = ksnprintf(line, sizeof(line), "pack: cpu%d buddy=%d", cpu, sched_topo.pack_buddy[cpu]);
 
-		for (int r = 0; r < PACK_NR_REASONS && n < (int)sizeof(line); r++)
-			n += ksnprintf(line + n, sizeof(line) - (size_t)n, " %s=%llu", pack_reason_names[r],
+		for (int r = 0; r < policy->nr_reasons && n < (int)sizeof(line); r++)
+			n += ksnprintf(line + n, sizeof(line) - (size_t)n, " %s=%llu", policy->reasons[r],
 				       (unsigned long long)rq->pack_stats[r]);
 		kprintf("%s\n", line);	/* one write: lines from other CPUs cannot split it */
 	}
@@ -71,7 +81,8 @@ static int cmd_pack(int argc, char **argv)
 
 static const struct shell_cmd commands[] = {
 	{ "topo", "", "scheduling domains, rails and pack buddies", cmd_topo },
-	{ "pack", "[off|rails|all|energy]", "show packing counters, or change the pack mode", cmd_pack },
+	{ "pack", "[list|MODE]", "placement policy and its counters; list the policies; switch to MODE",
+	  cmd_pack },
 };
 
 void pack_commands_register(void)

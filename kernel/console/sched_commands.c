@@ -474,7 +474,7 @@ static int test_light(int argc, char **argv)
 		duty_args[i].stop = true;
 	for (long i = 0; i < n; i++)
 		task_join(test_tasks[i]);
-	kprintf("light: tasks=%ld pack=%s window_us=%llu\n", n, pack_mode_name(sched_topo.pack),
+	kprintf("light: tasks=%ld pack=%s window_us=%llu\n", n, pack_policy_current()->name,
 		(unsigned long long)((t1 - t0) / 1000));
 	return 0;
 }

@@ -170,19 +170,38 @@ static int load_balance(int dst, int level)
 }
 
 /*
- * pack=energy, as Linux's EAS while no CPU is overutilized: if this CPU's
- * tasks fit in 80% of it, waking an idle CPU (maybe a whole powered-down
- * cluster) to balance costs more than the waiting it saves; the wake-up
- * placement (pack_energy_select(), its latency guard included) decides.
+ * The CPU a busy CPU kicks to balance for the tickless ones (seed 5/6): an
+ * idle CPU as close as possible to the caller's buddy, so that balancing
+ * does not wake a cluster that packing has let power down. Without a
+ * buddy: the first idle CPU.
  */
-static bool energy_fits(const struct rq *rq)
+int find_new_ilb(int call_cpu)
 {
-	struct sched_avg a;
+	cpumask_t idle = nohz_idle_cpus;	/* a copy: the bits change under us */
+	int buddy = call_cpu >= 0 && call_cpu < sched_topo.nr_cpus ? READ_ONCE(sched_topo.pack_buddy[call_cpu]) : -1;
 
-	if (READ_ONCE(sched_topo.pack) != PACK_ENERGY)
-		return false;
-	pelt_snapshot(&rq->avg, &a);
-	return (uint64_t)a.usage_avg_sum * 5 <= (uint64_t)a.runnable_avg_period * 4;
+	if (buddy >= 0 && buddy < sched_topo.nr_cpus) {
+		if (cpumask_test(&idle, buddy))
+			return buddy;
+		for (int l = 0; l < sched_topo.nr_levels[buddy]; l++) {
+			cpumask_t near;
+			int cpu;
+
+			cpumask_and(&near, &sched_topo.sd[buddy][l].span, &idle);
+			cpu = cpumask_first(&near);
+			if (cpu >= 0)
+				return cpu;
+		}
+	}
+	return cpumask_first(&idle);
+}
+
+/* The placement policy's say on waking an idle balancer (include/kernel/pack.h). */
+static bool may_kick_ilb(const struct rq *rq)
+{
+	const struct pack_policy *policy = READ_ONCE(sched_topo.policy);
+
+	return !policy->may_kick_ilb || policy->may_kick_ilb(rq);
 }
 
 void balance_tick(struct rq *rq, uint64_t now)
@@ -212,7 +231,7 @@ void balance_tick(struct rq *rq, uint64_t now)
 	}
 	/* Waiting tasks here and tickless idle CPUs elsewhere: wake an idle balancer. */
 	if (rq->cfs.nr_running >= 2 && now >= READ_ONCE(nohz_next_kick) && !cpumask_empty(&nohz_idle_cpus) &&
-	    !energy_fits(rq)) {
+	    may_kick_ilb(rq)) {
 		int ilb = find_new_ilb(cpu);
 
 		WRITE_ONCE(nohz_next_kick, now + NOHZ_KICK_INTERVAL_NS);

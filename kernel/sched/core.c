@@ -532,8 +532,8 @@ none:
 
 /*
  * Where a task runs when it wakes (@wakeup) or is placed anew. The one
- * place that decides placement: first small-task packing (a light waking
- * task goes to its CPU's pack buddy, see kernel/pack/pack.c), else its
+ * place that decides placement: first the placement policy's choice (a
+ * light waking task to its CPU's pack buddy, ...: include/kernel/pack.h), else its
  * previous CPU if that is idle, else the nearest idle CPU it may use
  * (walking prev's domains up, like Linux's select_idle_sibling), else its
  * previous CPU. Idle CPUs come from idle_hint a word at a time, not from a
@@ -549,14 +549,15 @@ static int select_task_rq(struct task *p, int prev_cpu, bool wakeup)
 			return cpu;
 	}
 	if (wakeup) {
+		const struct pack_policy *policy = READ_ONCE(sched_topo.policy);
 		int target = -1;
-		enum pack_reason why = READ_ONCE(sched_topo.pack) == PACK_ENERGY ?
-					       pack_energy_select(p, prev_cpu, &target) :
-					       pack_check(p, prev_cpu, &target);
+		int why = policy->select(p, prev_cpu, &target);
 
 		pack_count(prev_cpu, why);
-		if (why == PACK_PACKED || why == PACK_ENERGY_PREV || why == PACK_ENERGY_IDLE)
+		if (target >= 0) {
+			KASSERT_DEBUG(task_allowed_on(p, target));
 			return target;
+		}
 	}
 	return select_idle_or_prev(p, prev_cpu);
 }

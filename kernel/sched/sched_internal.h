@@ -47,17 +47,12 @@ void balance_nohz_kicked(struct rq *rq);		/* we were kicked as the ilb */
 int find_new_ilb(int call_cpu);
 extern cpumask_t nohz_idle_cpus;	/* tickless idle CPUs (atomic words) */
 
-/* Packing (kernel/pack/pack.c). */
-/* Should waking @p, last on @cpu, go to @cpu's buddy (*target)? Why (not)? */
-enum pack_reason pack_check(const struct task *p, int cpu, int *target);
-/* Count a wake-up's packing outcome against the CPU the task last ran on. */
-static inline void pack_count(int cpu, enum pack_reason why)
+/* Count a wake-up's placement outcome against the CPU the task last ran on. */
+static inline void pack_count(int cpu, int why)
 {
-	KASSERT_DEBUG((unsigned)why < PACK_NR_REASONS);
+	KASSERT_DEBUG((unsigned)why < PACK_MAX_REASONS);
 	__atomic_fetch_add(&cpu_rq(cpu)->pack_stats[why], 1, __ATOMIC_RELAXED);
 }
-/* pack=energy: the wake-up CPU with the least estimated energy cost. */
-enum pack_reason pack_energy_select(const struct task *p, int prev, int *target);
 void nohz_enter_idle(int cpu);
 void nohz_exit_idle(int cpu);
 

@@ -5,6 +5,7 @@
 
 #include "kernel/fdt.h"
 #include "kernel/format.h"
+#include "kernel/pack.h"
 #include "kernel/panic.h"
 
 struct topology sched_topo;
@@ -320,14 +321,10 @@ static void build_domains(struct topology *topo, int cpu)
 	topo->nr_levels[cpu] = n;
 }
 
-static void build_rails(struct topology *topo, enum pack_mode mode)
+void topology_rails_dt(struct topology *topo)
 {
 	for (int c = 0; c < topo->nr_cpus; c++) {
 		memset(&topo->rail[c], 0, sizeof(topo->rail[c]));
-		if (mode == PACK_ALL) {
-			cpumask_set(&topo->rail[c], c);
-			continue;
-		}
 		/* CPUs of one rail share it: copy the first one's mask. */
 		for (int d = 0; d < c; d++)
 			if (topo->cpu[d].rail_key == topo->cpu[c].rail_key) {
@@ -364,7 +361,7 @@ int topology_pack_buddy(const struct topology *topo, int cpu)
 	cpumask_t all = all_cpus(topo);
 	int rail_weight = cpumask_weight(rail);
 
-	if (topo->pack == PACK_OFF || cpumask_equal(rail, &all))
+	if (cpumask_equal(rail, &all))
 		return -1;
 	for (int l = 0; l < topo->nr_levels[cpu]; l++) {
 		const struct sched_domain *sd = &topo->sd[cpu][l];
@@ -379,22 +376,28 @@ int topology_pack_buddy(const struct topology *topo, int cpu)
 	return cpu;
 }
 
-void topology_build(struct topology *topo, enum pack_mode mode)
+void topology_build(struct topology *topo, const struct pack_policy *policy)
 {
 	KASSERT(topo->nr_cpus > 0 && topo->nr_cpus <= TOPO_MAX_CPUS);
-	topo->pack = mode;
+	KASSERT(policy != NULL);
+	topo->policy = policy;
 	topo->nr_groups_used = 0;
 	for (int c = 0; c < topo->nr_cpus; c++)
 		build_domains(topo, c);
-	build_rails(topo, mode);
+	if (policy->rails)
+		policy->rails(topo);
+	else
+		topology_rails_dt(topo);
 	for (int c = 0; c < topo->nr_cpus; c++)
 		for (int l = 0; l < topo->nr_levels[c]; l++) {
 			struct sched_domain *sd = &topo->sd[c][l];
 
 			sd->flags = cpumask_subset(&sd->span, &topo->rail[c]) ? SD_SHARE_POWERLINE : 0;
 		}
-	for (int c = 0; c < topo->nr_cpus; c++)
-		topo->pack_buddy[c] = topology_pack_buddy(topo, c);
+	for (int c = 0; c < topo->nr_cpus; c++) {
+		topo->pack_buddy[c] = policy->buddy ? policy->buddy(topo, c) : -1;
+		KASSERT(topo->pack_buddy[c] >= -1 && topo->pack_buddy[c] < topo->nr_cpus);
+	}
 }
 
 int topology_common_level(const struct topology *topo, int cpu, int other)
@@ -403,29 +406,6 @@ int topology_common_level(const struct topology *topo, int cpu, int other)
 		if (cpumask_test(&topo->sd[cpu][l].span, other))
 			return l;
 	return -1;
-}
-
-int pack_mode_parse(const char *s)
-{
-	if (strcmp(s, "off") == 0)
-		return PACK_OFF;
-	if (strcmp(s, "rails") == 0)
-		return PACK_RAILS;
-	if (strcmp(s, "all") == 0)
-		return PACK_ALL;
-	if (strcmp(s, "energy") == 0)
-		return PACK_ENERGY;
-	return -1;
-}
-
-const char *pack_mode_name(enum pack_mode mode)
-{
-	switch (mode) {
-	case PACK_OFF: return "off";
-	case PACK_ALL: return "all";
-	case PACK_ENERGY: return "energy";
-	default: return "rails";
-	}
 }
 
 int cpumask_format(char *buf, size_t size, const cpumask_t *m)

@@ -16,7 +16,7 @@
  *    partition its span, hold their CPUs' capacity sum, and are the same
  *    for every CPU of the span; SD_SHARE_POWERLINE iff the span is inside
  *    the CPU's rail; CPUs with one power line share one rail mask
- *    (PACK_ALL: each CPU alone); pack buddies are -1 (PACK_OFF) or CPUs;
+ *    (&policy_all: each CPU alone); pack buddies are -1 (&policy_off) or CPUs;
  *    cpumask_format output parses back to the mask; describe_cpu is
  *    terminated and returns snprintf's length;
  *  - idle: every CPU has 1..IDLE_MAX_STATES states, WFI first, residency
@@ -34,6 +34,7 @@
 #include "kernel/energy.h"
 #include "kernel/fdt.h"
 #include "kernel/idle.h"
+#include "kernel/pack.h"
 #include "kernel/topology.h"
 #include "tests/fuzz/fuzz.h"
 
@@ -142,13 +143,13 @@ static bool same_groups(const struct sched_domain *a, const struct sched_domain 
 	return true;
 }
 
-static void check_built(enum pack_mode mode)
+static void check_built(const struct pack_policy *mode)
 {
 	cpumask_t all = all_mask(topo.nr_cpus);
 	int n = topo.nr_cpus;
 	bool small = n <= 64;	/* the pairwise checks are quadratic */
 
-	FUZZ_CHECK(topo.pack == mode);
+	FUZZ_CHECK(topo.policy == mode);
 	FUZZ_CHECK(topo.nr_groups_used >= 0 && topo.nr_groups_used <= TOPO_MAX_DOMAINS);
 	for (int c = 0; c < n; c++) {
 		int levels = topo.nr_levels[c];
@@ -222,15 +223,15 @@ static void check_built(enum pack_mode mode)
 		/* Rails. */
 		FUZZ_CHECK(cpumask_test(&topo.rail[c], c));
 		FUZZ_CHECK(cpumask_subset(&topo.rail[c], &all));
-		if (mode == PACK_ALL)
+		if (mode == &policy_all)
 			FUZZ_CHECK(cpumask_weight(&topo.rail[c]) == 1);
 		else if (small)
 			for (int d = 0; d < n; d++)
 				FUZZ_CHECK((topo.cpu[d].rail_key == topo.cpu[c].rail_key) ==
 					   cpumask_test(&topo.rail[c], d));
 		FUZZ_CHECK(topo.pack_buddy[c] >= -1 && topo.pack_buddy[c] < n);
-		FUZZ_CHECK(topo.pack_buddy[c] == topology_pack_buddy(&topo, c));
-		if (mode == PACK_OFF || cpumask_equal(&topo.rail[c], &all))
+		FUZZ_CHECK(topo.pack_buddy[c] == (mode->buddy ? topology_pack_buddy(&topo, c) : -1));
+		if (mode == &policy_off || cpumask_equal(&topo.rail[c], &all))
 			FUZZ_CHECK(topo.pack_buddy[c] == -1);
 
 		len = topology_describe_cpu(&topo, c, line, sizeof(line));
@@ -383,12 +384,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	check_parsed();
-	topology_build(&topo, PACK_OFF);
-	check_built(PACK_OFF);
-	topology_build(&topo, PACK_ALL);
-	check_built(PACK_ALL);
-	topology_build(&topo, PACK_RAILS);
-	check_built(PACK_RAILS);
+	topology_build(&topo, &policy_off);
+	check_built(&policy_off);
+	topology_build(&topo, &policy_all);
+	check_built(&policy_all);
+	topology_build(&topo, &policy_rails);
+	check_built(&policy_rails);
 
 	err[0] = '\0';
 	nr_rails = idle_parse_dt(&fdt, &topo, ci, rails, T0, err, sizeof(err));

@@ -1,10 +1,10 @@
 /*
- * The arch and platform hooks kernel/sched/core.c and its neighbours call, for
- * host programs that run the live scheduler (sched_init(), wake_up(), ...)
- * on the portable core: a fake clock (host_fake_now, set by the program),
- * no IPIs, no timer hardware, no power-down, no energy meters. Definitions,
- * not declarations: include it in exactly one translation unit per binary
- * (tests/host/test_select.c, tools/bench-host/sched_scale.c).
+ * Helpers for host programs that run the live scheduler (sched_init(),
+ * wake_up(), ...) on the portable core, over the host port
+ * (tools/lib/host_arch.c: a fake clock in host_fake_now, no IPIs, no timer
+ * hardware, no power-down, no energy meters): machines built by hand and
+ * CPUs made busy. Used by tests/host/test_select.c and
+ * tools/bench-host/sched_scale.c.
  */
 #ifndef HOST_SCHED_H
 #define HOST_SCHED_H
@@ -13,95 +13,11 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "arch/ipi.h"
-#include "kernel/energy_meter.h"
-#include "kernel/power.h"
 #include "kernel/sched.h"
 #include "kernel/sched/sched_internal.h"
 #include "kernel/timer.h"
 #include "kernel/topology.h"
-
-uint64_t host_fake_now = 1000000000ull;
-
-uint64_t arch_now_ns(void)
-{
-	return host_fake_now;
-}
-
-void arch_timer_program(uint64_t deadline_ns)
-{
-	(void)deadline_ns;
-}
-
-void arch_send_reschedule(int cpu)
-{
-	(void)cpu;
-}
-
-void platform_cpu_power_down(int cpu, bool domain, bool last_man)
-{
-	(void)cpu;
-	(void)domain;
-	(void)last_man;
-}
-
-void platform_cluster_power_down(int rail)
-{
-	(void)rail;
-}
-
-void platform_cluster_power_up(int rail)
-{
-	(void)rail;
-}
-
-/*
- * The energy meters' driver half (drivers/vexpress_energy.c on ARM): the
- * energy model, which the placement code may consult, links against it.
- * No meters here. Weak, in case the host library grows its own stubs.
- */
-__attribute__((weak)) int energy_meter_init_dt(const struct fdt *fdt)
-{
-	(void)fdt;
-	return 0;
-}
-
-__attribute__((weak)) bool energy_meter_available(void)
-{
-	return false;
-}
-
-__attribute__((weak)) int energy_meter_count(void)
-{
-	return 0;
-}
-
-__attribute__((weak)) int energy_meter_cluster(int i)
-{
-	(void)i;
-	return -1;
-}
-
-__attribute__((weak)) const char *energy_meter_label(int i)
-{
-	(void)i;
-	return "";
-}
-
-__attribute__((weak)) int energy_meter_read_uj(int i, uint64_t *uj)
-{
-	(void)i;
-	*uj = 0;
-	return -1;
-}
-
-__attribute__((weak)) int energy_meter_read_uw(int i, uint32_t *uw)
-{
-	(void)i;
-	*uw = 0;
-	return -1;
-}
-
+#include "tools/lib/host_arch.h"
 
 /*
  * A machine of @n CPUs (n >= 4, a power of two) as tools/bench-host/sched_scale.c

@@ -24,6 +24,7 @@
 #include "kernel/energy.h"
 #include "kernel/fdt.h"
 #include "kernel/idle.h"
+#include "kernel/pack.h"
 #include "kernel/topology.h"
 
 #define FIXTURE(name) "build/host/dts/" name ".dtb"
@@ -73,7 +74,7 @@ static bool load_dtb(const char *path, char *why, size_t len)
 		KT_ASSERT_MSG(load_dtb((path), why_, sizeof(why_)), "%s", why_); \
 		KT_ASSERT_MSG(topology_parse_dt(&dtb.fdt, &topo, why_, sizeof(why_)) == 0, \
 			      "%s: topology_parse_dt: %s", (path), why_);      \
-		topology_build(&topo, PACK_RAILS);                             \
+		topology_build(&topo, &policy_rails);                             \
 		nr_rails = idle_parse_dt(&dtb.fdt, &topo, cis, rails, 0, why_, sizeof(why_)); \
 		KT_ASSERT_MSG(nr_rails > 0, "%s: idle_parse_dt: %s", (path), why_); \
 		memset(&model, 0x5a, sizeof(model));                           \

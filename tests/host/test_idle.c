@@ -26,6 +26,7 @@
 #include "ktest.h"
 #include "kernel/fdt.h"
 #include "kernel/idle.h"
+#include "kernel/pack.h"
 #include "kernel/topology.h"
 
 #define FIXTURE(name) "build/host/dts/" name ".dtb"
@@ -935,7 +936,7 @@ static bool load_dtb(const char *path, char *why, size_t len)
 		KT_ASSERT_MSG(load_dtb((path), why_, sizeof(why_)), "%s", why_); \
 		KT_ASSERT_MSG(topology_parse_dt(&dtb.fdt, &topo, why_, sizeof(why_)) == 0, \
 			      "%s: topology_parse_dt: %s", (path), why_);      \
-		topology_build(&topo, PACK_RAILS);                             \
+		topology_build(&topo, &policy_rails);                             \
 	} while (0)
 
 /* idle_parse_dt of @path must fail with exactly @msg. */

@@ -47,7 +47,7 @@ static void allow2(int a, int b)
 static void machine(int n)
 {
 	host_make_topology(&sched_topo, n);
-	topology_build(&sched_topo, PACK_OFF);
+	topology_build(&sched_topo, &policy_off);
 	sched_init(n);
 	for (int c = 0; c < n; c++) {
 		host_set_cpu_id(c);
@@ -139,7 +139,7 @@ KT_CASE(affinity_is_honoured_beyond_the_first_word)
 
 KT_CASE(a_task_allowed_on_one_cpu_goes_there)
 {
-	uint64_t before[PACK_NR_REASONS];
+	uint64_t before[PACK_MAX_REASONS];
 
 	machine(64);
 	memcpy(before, cpu_rq(3)->pack_stats, sizeof(before));

@@ -27,6 +27,7 @@
 
 #include "ktest.h"
 #include "kernel/fdt.h"
+#include "kernel/pack.h"
 #include "kernel/topology.h"
 
 /* These topologies have at most 32 CPUs: compare masks as words. */
@@ -87,7 +88,7 @@ static void flat(struct topology *t, int n, const int *cluster, const uint32_t *
 	}
 }
 
-/* pack_buddy[] and topology_pack_buddy() both equal @want. */
+/* pack_buddy[] and the policy's buddy rule (topology_pack_buddy(), or none) both equal @want. */
 static bool buddies_are(const struct topology *t, const int *want, char *why, size_t len)
 {
 	int got[TOPO_MAX_CPUS], fn[TOPO_MAX_CPUS];
@@ -96,7 +97,7 @@ static bool buddies_are(const struct topology *t, const int *want, char *why, si
 
 	for (int c = 0; c < t->nr_cpus; c++) {
 		got[c] = t->pack_buddy[c];
-		fn[c] = topology_pack_buddy(t, c);
+		fn[c] = t->policy->buddy ? t->policy->buddy(t, c) : -1;
 		ok = ok && got[c] == want[c] && fn[c] == want[c];
 	}
 	if (!ok) {
@@ -104,7 +105,7 @@ static bool buddies_are(const struct topology *t, const int *want, char *why, si
 		list_str(f, sizeof(f), fn, t->nr_cpus);
 		list_str(w, sizeof(w), want, t->nr_cpus);
 		snprintf(why, len, "pack=%s: pack_buddy %s, topology_pack_buddy %s, expected %s",
-			 pack_mode_name(t->pack), g, f, w);
+			 t->policy->name, g, f, w);
 	}
 	return ok;
 }
@@ -116,7 +117,7 @@ static bool buddies_are(const struct topology *t, const int *want, char *why, si
 		char why_[600];                                               \
 		KT_ASSERT_EQ((t)->nr_cpus, NELEM(want_));                     \
 		topology_build((t), (mode));                                  \
-		KT_ASSERT_EQ((t)->pack, (mode));                              \
+		KT_ASSERT_EQ((t)->policy, (mode));                            \
 		KT_ASSERT_MSG(buddies_are((t), want_, why_, sizeof(why_)),    \
 			      "%s", why_);                                    \
 	} while (0)
@@ -230,13 +231,13 @@ KT_CASE(spec_2x2_all_gated)
 	static const uint32_t cap[] = { 1024, 1024, 1024, 1024 };
 
 	flat(&t, 4, cl, cap, rail);
-	EXPECT_BUDDIES(&t, PACK_RAILS, 0, 0, 0, 2);
+	EXPECT_BUDDIES(&t, &policy_rails, 0, 0, 0, 2);
 	for (int c = 0; c < 4; c++)
 		KT_ASSERT_EQ(W(t.rail[c]), 1u << (c));
-	EXPECT_BUDDIES(&t, PACK_ALL, 0, 0, 0, 2);
-	EXPECT_BUDDIES(&t, PACK_OFF, -1, -1, -1, -1);
+	EXPECT_BUDDIES(&t, &policy_all, 0, 0, 0, 2);
+	EXPECT_BUDDIES(&t, &policy_off, -1, -1, -1, -1);
 	/* Rebuilding in the default mode gives the same answer again. */
-	EXPECT_BUDDIES(&t, PACK_RAILS, 0, 0, 0, 2);
+	EXPECT_BUDDIES(&t, &policy_rails, 0, 0, 0, 2);
 }
 
 /* Spec example: 2 clusters x 2 CPUs, only whole clusters gated. */
@@ -247,16 +248,16 @@ KT_CASE(spec_2x2_clusters_gated)
 	static const uint32_t cap[] = { 1024, 1024, 1024, 1024 };
 
 	flat(&t, 4, cl, cap, rail);
-	EXPECT_BUDDIES(&t, PACK_RAILS, 0, 1, 0, 0);
+	EXPECT_BUDDIES(&t, &policy_rails, 0, 1, 0, 0);
 	KT_ASSERT_EQ(W(t.rail[0]), 0x3u);
 	KT_ASSERT_EQ(W(t.rail[1]), 0x3u);
 	KT_ASSERT_EQ(W(t.rail[2]), 0xcu);
 	KT_ASSERT_EQ(W(t.rail[3]), 0xcu);
 	/* all: every CPU its own rail, so the answer of the example above. */
-	EXPECT_BUDDIES(&t, PACK_ALL, 0, 0, 0, 2);
+	EXPECT_BUDDIES(&t, &policy_all, 0, 0, 0, 2);
 	for (int c = 0; c < 4; c++)
 		KT_ASSERT_EQ(W(t.rail[c]), 1u << (c));
-	EXPECT_BUDDIES(&t, PACK_OFF, -1, -1, -1, -1);
+	EXPECT_BUDDIES(&t, &policy_off, -1, -1, -1, -1);
 }
 
 static void tc2(struct topology *t)
@@ -274,7 +275,7 @@ KT_CASE(spec_tc2)
 	const struct sched_domain *sd;
 
 	tc2(&t);
-	EXPECT_BUDDIES(&t, PACK_RAILS, 2, 2, 2, 3, 4);
+	EXPECT_BUDDIES(&t, &policy_rails, 2, 2, 2, 3, 4);
 	KT_ASSERT_EQ(W(t.rail[0]), 0x03u);
 	KT_ASSERT_EQ(W(t.rail[1]), 0x03u);
 	for (int c = 2; c < 5; c++)
@@ -310,8 +311,8 @@ KT_CASE(spec_tc2)
 	KT_ASSERT_EQ(topology_common_level(&t, 0, 5), -1);	/* no such CPU */
 
 	/* all: CPU1 and CPU3/4 now pack inside their own cluster. */
-	EXPECT_BUDDIES(&t, PACK_ALL, 2, 0, 2, 2, 2);
-	EXPECT_BUDDIES(&t, PACK_OFF, -1, -1, -1, -1, -1);
+	EXPECT_BUDDIES(&t, &policy_all, 2, 0, 2, 2, 2);
+	EXPECT_BUDDIES(&t, &policy_off, -1, -1, -1, -1, -1);
 	/* The mode changes rails and buddies, never the domains. */
 	EXPECT_LEVELS(&t, 0, "MC[0-1: {0}=1024 {1}=1024] DIE[0-4: {0-1}=2048 {2-4}=1548]");
 }
@@ -324,19 +325,19 @@ KT_CASE(spec_a9x4_one_rail)
 	static const uint32_t cap[] = { 1024, 1024, 1024, 1024 };
 
 	flat(&t, 4, cl, cap, rail);
-	EXPECT_BUDDIES(&t, PACK_RAILS, -1, -1, -1, -1);
+	EXPECT_BUDDIES(&t, &policy_rails, -1, -1, -1, -1);
 	for (int c = 0; c < 4; c++) {
 		KT_ASSERT_EQ(W(t.rail[c]), 0xfu);
 		KT_ASSERT_EQ(t.nr_levels[c], 1);	/* DIE = MC: dropped */
 		EXPECT_LEVELS(&t, c, "MC[0-3: {0}=1024 {1}=1024 {2}=1024 {3}=1024]");
 	}
-	EXPECT_BUDDIES(&t, PACK_ALL, 0, 0, 0, 0);
-	EXPECT_BUDDIES(&t, PACK_OFF, -1, -1, -1, -1);
+	EXPECT_BUDDIES(&t, &policy_all, 0, 0, 0, 0);
+	EXPECT_BUDDIES(&t, &policy_off, -1, -1, -1, -1);
 
 	/* One rail named by a power domain is still one rail. */
 	for (int c = 0; c < 4; c++)
 		t.cpu[c].rail_key = 42;
-	EXPECT_BUDDIES(&t, PACK_RAILS, -1, -1, -1, -1);
+	EXPECT_BUDDIES(&t, &policy_rails, -1, -1, -1, -1);
 }
 
 KT_CASE(single_cpu)
@@ -346,13 +347,13 @@ KT_CASE(single_cpu)
 	static const uint32_t cap[] = { 1024 };
 
 	flat(&t, 1, cl, cap, rail);
-	EXPECT_BUDDIES(&t, PACK_RAILS, -1);
+	EXPECT_BUDDIES(&t, &policy_rails, -1);
 	KT_ASSERT_EQ(t.nr_levels[0], 0);
 	KT_ASSERT_EQ(W(t.rail[0]), 0x1u);
 	KT_ASSERT_EQ(topology_common_level(&t, 0, 0), -1);
-	EXPECT_BUDDIES(&t, PACK_ALL, -1);
+	EXPECT_BUDDIES(&t, &policy_all, -1);
 	KT_ASSERT_EQ(t.nr_levels[0], 0);
-	EXPECT_BUDDIES(&t, PACK_OFF, -1);
+	EXPECT_BUDDIES(&t, &policy_off, -1);
 }
 
 /* 8 CPUs in two clusters of 4, one rail per cluster. */
@@ -365,18 +366,18 @@ KT_CASE(eight_cpus_two_clusters)
 	static const uint32_t same[] = { 1024, 1024, 1024, 1024, 1024, 1024, 1024, 1024 };
 
 	flat(&t, 8, cl, big_little, rail);
-	EXPECT_BUDDIES(&t, PACK_RAILS, 4, 4, 4, 4, 4, 5, 6, 7);
+	EXPECT_BUDDIES(&t, &policy_rails, 4, 4, 4, 4, 4, 5, 6, 7);
 	EXPECT_LEVELS(&t, 1, "MC[0-3: {0}=1024 {1}=1024 {2}=1024 {3}=1024] "
 			     "DIE[0-7: {0-3}=4096 {4-7}=2048]");
 	EXPECT_LEVELS(&t, 6, "MC[4-7: {4}=512 {5}=512 {6}=512 {7}=512] "
 			     "DIE[0-7: {0-3}=4096 {4-7}=2048]");
-	EXPECT_BUDDIES(&t, PACK_ALL, 4, 0, 0, 0, 4, 4, 4, 4);
-	EXPECT_BUDDIES(&t, PACK_OFF, -1, -1, -1, -1, -1, -1, -1, -1);
+	EXPECT_BUDDIES(&t, &policy_all, 4, 0, 0, 0, 4, 4, 4, 4);
+	EXPECT_BUDDIES(&t, &policy_off, -1, -1, -1, -1, -1, -1, -1, -1);
 
 	/* Equal capacities: the tie at DIE goes to cluster 0 (it holds CPU0). */
 	flat(&t, 8, cl, same, rail);
-	EXPECT_BUDDIES(&t, PACK_RAILS, 0, 1, 2, 3, 0, 0, 0, 0);
-	EXPECT_BUDDIES(&t, PACK_ALL, 0, 0, 0, 0, 0, 4, 4, 4);
+	EXPECT_BUDDIES(&t, &policy_rails, 0, 1, 2, 3, 0, 0, 0, 0);
+	EXPECT_BUDDIES(&t, &policy_all, 0, 0, 0, 0, 0, 4, 4, 4);
 }
 
 /* The largest system: 32 CPUs (a full cpumask), 4 clusters of 8. */
@@ -394,7 +395,7 @@ KT_CASE(thirty_two_cpus)
 		want[c] = c < 24 ? 24 : c;
 	}
 	flat(&t, 32, cl, cap, rail);
-	topology_build(&t, PACK_RAILS);
+	topology_build(&t, &policy_rails);
 	KT_ASSERT_MSG(buddies_are(&t, want, why, sizeof(why)), "%s", why);
 	for (int c = 0; c < 32; c++) {
 		KT_ASSERT_EQ(t.nr_levels[c], 2);
@@ -415,7 +416,7 @@ KT_CASE(thirty_two_cpus)
 		t.cpu[c].rail_key = -1;
 		want[c] = -1;
 	}
-	topology_build(&t, PACK_RAILS);
+	topology_build(&t, &policy_rails);
 	KT_ASSERT_MSG(buddies_are(&t, want, why, sizeof(why)), "%s", why);
 }
 
@@ -433,18 +434,18 @@ KT_CASE(ties_lowest_cpu)
 	static const int cl3[] = { 0, 0, 1, 1, 1 }, rail3[] = { 1, 1, 2, 2, 2 };
 
 	flat(&t, 4, cl1, cap1, rail1);
-	EXPECT_BUDDIES(&t, PACK_RAILS, 0, 0, 0, 3);
+	EXPECT_BUDDIES(&t, &policy_rails, 0, 0, 0, 3);
 	EXPECT_LEVELS(&t, 1, "MC[1-2: {1}=1024 {2}=1024] DIE[0-3: {0,3}=2048 {1-2}=2048]");
 	EXPECT_LEVELS(&t, 3, "MC[0,3: {0}=1024 {3}=1024] DIE[0-3: {0,3}=2048 {1-2}=2048]");
-	EXPECT_BUDDIES(&t, PACK_ALL, 0, 0, 1, 0);
+	EXPECT_BUDDIES(&t, &policy_all, 0, 0, 1, 0);
 
 	flat(&t, 5, cl2, cap2, rail2);
-	EXPECT_BUDDIES(&t, PACK_RAILS, 0, 1, 2, 0, 0);
-	EXPECT_BUDDIES(&t, PACK_ALL, 0, 0, 0, 0, 3);
+	EXPECT_BUDDIES(&t, &policy_rails, 0, 1, 2, 0, 0);
+	EXPECT_BUDDIES(&t, &policy_all, 0, 0, 0, 0, 3);
 
 	flat(&t, 5, cl3, cap2, rail3);
-	EXPECT_BUDDIES(&t, PACK_RAILS, 0, 1, 0, 0, 0);
-	EXPECT_BUDDIES(&t, PACK_ALL, 0, 0, 0, 2, 2);
+	EXPECT_BUDDIES(&t, &policy_rails, 0, 1, 0, 0, 0);
+	EXPECT_BUDDIES(&t, &policy_all, 0, 0, 0, 2, 2);
 }
 
 /* The lowest capacity PER CPU, compared exactly (no rounding, not the sum). */
@@ -461,12 +462,12 @@ KT_CASE(capacity_per_cpu_exact)
 	static const uint32_t cap_c[] = { 400, 300, 300 };
 
 	flat(&t, 5, cl, cap_a, rail);
-	EXPECT_BUDDIES(&t, PACK_RAILS, 2, 2, 2, 3, 4);
+	EXPECT_BUDDIES(&t, &policy_rails, 2, 2, 2, 3, 4);
 	flat(&t, 5, cl, cap_b, rail);
-	EXPECT_BUDDIES(&t, PACK_RAILS, 0, 1, 0, 0, 0);
+	EXPECT_BUDDIES(&t, &policy_rails, 0, 1, 0, 0, 0);
 
 	flat(&t, 3, cl_c, cap_c, rail_c);
-	EXPECT_BUDDIES(&t, PACK_RAILS, 1, 1, 2);
+	EXPECT_BUDDIES(&t, &policy_rails, 1, 1, 2);
 	/* The one-CPU cluster makes no level: CPU0 has DIE only. */
 	KT_ASSERT_EQ(t.nr_levels[0], 1);
 	KT_ASSERT_STREQ(t.sd[0][0].name, "DIE");
@@ -493,7 +494,7 @@ KT_CASE(rails_across_clusters)
 	 * CPU2 (who stay put), not on that of CPU1 and CPU3.
 	 */
 	flat(&t, 4, cl, cap, rail);
-	EXPECT_BUDDIES(&t, PACK_RAILS, 0, 2, 2, 2);
+	EXPECT_BUDDIES(&t, &policy_rails, 0, 2, 2, 2);
 	KT_ASSERT_EQ(W(t.rail[0]), 0x5u);
 	KT_ASSERT_EQ(W(t.rail[1]), 0xau);
 
@@ -503,7 +504,7 @@ KT_CASE(rails_across_clusters)
 	 * only DIE is larger, target 2 is on its rail: 1. CPU2, CPU3: DIE
 	 * target 2 on their rail: themselves.
 	 */
-	EXPECT_BUDDIES(&t, PACK_RAILS, 2, 1, 2, 3);
+	EXPECT_BUDDIES(&t, &policy_rails, 2, 1, 2, 3);
 }
 
 /* SD_SHARE_POWERLINE: set on a level whose whole span is on the CPU's rail. */
@@ -514,20 +515,20 @@ KT_CASE(share_powerline_flags)
 	static const uint32_t cap[] = { 1024, 1024, 1024, 1024 };
 
 	tc2(&t);
-	topology_build(&t, PACK_RAILS);
+	topology_build(&t, &policy_rails);
 	for (int c = 0; c < 5; c++) {
 		KT_ASSERT_EQ(t.sd[c][0].flags, SD_SHARE_POWERLINE);	/* MC = the cluster rail */
 		KT_ASSERT_EQ(t.sd[c][1].flags, 0u);			/* DIE spans both */
 	}
-	topology_build(&t, PACK_ALL);	/* the seeds' patch: cleared everywhere */
+	topology_build(&t, &policy_all);	/* the seeds' patch: cleared everywhere */
 	for (int c = 0; c < 5; c++)
 		for (int l = 0; l < t.nr_levels[c]; l++)
 			KT_ASSERT_EQ(t.sd[c][l].flags, 0u);
-	topology_build(&t, PACK_RAILS);	/* and back */
+	topology_build(&t, &policy_rails);	/* and back */
 	KT_ASSERT_EQ(t.sd[3][0].flags, SD_SHARE_POWERLINE);
 
 	flat(&t, 4, cl, cap, one);	/* A9x4: the one level shares the one rail */
-	topology_build(&t, PACK_RAILS);
+	topology_build(&t, &policy_rails);
 	for (int c = 0; c < 4; c++)
 		KT_ASSERT_EQ(t.sd[c][0].flags, SD_SHARE_POWERLINE);
 }
@@ -546,7 +547,7 @@ KT_CASE(describe_cpu)
 	char buf[512];
 
 	tc2(&t);
-	topology_build(&t, PACK_RAILS);
+	topology_build(&t, &policy_rails);
 	KT_ASSERT_EQ(topology_describe_cpu(&t, 0, buf, sizeof(buf)), (int)strlen(tc2_cpu0));
 	KT_ASSERT_STREQ(buf, tc2_cpu0);
 	/* Truncated like snprintf: full length returned, buffer terminated. */
@@ -557,12 +558,12 @@ KT_CASE(describe_cpu)
 	memset(buf, 'x', sizeof(buf));
 	KT_ASSERT_EQ(topology_describe_cpu(&t, 0, buf, 0), (int)strlen(tc2_cpu0));
 	KT_ASSERT_EQ(buf[0], 'x');
-	topology_build(&t, PACK_ALL);
+	topology_build(&t, &policy_all);
 	KT_ASSERT_EQ(topology_describe_cpu(&t, 4, buf, sizeof(buf)), (int)strlen(tc2_cpu4_all));
 	KT_ASSERT_STREQ(buf, tc2_cpu4_all);
 
 	flat(&t, 1, cl, cap, rail);
-	topology_build(&t, PACK_RAILS);
+	topology_build(&t, &policy_rails);
 	topology_describe_cpu(&t, 0, buf, sizeof(buf));
 	KT_ASSERT_STREQ(buf, "cpu0 mpidr=0x0 cluster=0 capacity=1024 rail=0 ktest: no domains");
 }
@@ -610,17 +611,29 @@ KT_CASE(cpumask_format_lists)
 
 KT_CASE(pack_mode_names)
 {
-	KT_ASSERT_EQ(pack_mode_parse("off"), PACK_OFF);
-	KT_ASSERT_EQ(pack_mode_parse("rails"), PACK_RAILS);
-	KT_ASSERT_EQ(pack_mode_parse("all"), PACK_ALL);
-	KT_ASSERT_EQ(pack_mode_parse(""), -1);
-	KT_ASSERT_EQ(pack_mode_parse("ALL"), -1);
-	KT_ASSERT_EQ(pack_mode_parse("rail"), -1);
-	KT_ASSERT_EQ(pack_mode_parse("railsx"), -1);
-	KT_ASSERT_EQ(pack_mode_parse("default"), -1);
-	KT_ASSERT_STREQ(pack_mode_name(PACK_OFF), "off");
-	KT_ASSERT_STREQ(pack_mode_name(PACK_RAILS), "rails");
-	KT_ASSERT_STREQ(pack_mode_name(PACK_ALL), "all");
+	char names[PACK_POLICY_LIST_SIZE];
+
+	KT_ASSERT_EQ(pack_policy_find("off"), &policy_off);
+	KT_ASSERT_EQ(pack_policy_find("rails"), &policy_rails);
+	KT_ASSERT_EQ(pack_policy_find("all"), &policy_all);
+	KT_ASSERT_EQ(pack_policy_find("energy"), &policy_energy);
+	KT_ASSERT_EQ(pack_policy_find(""), NULL);
+	KT_ASSERT_EQ(pack_policy_find(NULL), NULL);
+	KT_ASSERT_EQ(pack_policy_find("ALL"), NULL);
+	KT_ASSERT_EQ(pack_policy_find("rail"), NULL);
+	KT_ASSERT_EQ(pack_policy_find("railsx"), NULL);
+	KT_ASSERT_EQ(pack_policy_find("default"), NULL);
+	KT_ASSERT_STREQ(policy_off.name, "off");
+	KT_ASSERT_STREQ(policy_rails.name, "rails");
+	KT_ASSERT_STREQ(policy_all.name, "all");
+	/* The table's order is the interface's (spec: --list-modes). */
+	KT_ASSERT_EQ(pack_policy_at(0), &policy_off);
+	KT_ASSERT_EQ(pack_policy_at(3), &policy_energy);
+	KT_ASSERT_EQ(pack_policy_at(-1), NULL);
+	KT_ASSERT_STREQ(pack_policy_list(names, sizeof(names)), "off, rails, all, energy");
+	/* A short buffer is cut, never overrun. */
+	KT_ASSERT_STREQ(pack_policy_list(names, 8), "off, ra");
+	KT_ASSERT_EQ(PACK_DEFAULT_POLICY, &policy_rails);
 }
 
 /* ------------------------------------------------------------ DT fixtures */
@@ -650,7 +663,7 @@ KT_CASE(dt_nested_cpu_map)
 			KT_ASSERT_EQ(p->rail_key == t.cpu[o].rail_key, c / 2 == o / 2);
 		}
 	}
-	topology_build(&t, PACK_RAILS);
+	topology_build(&t, &policy_rails);
 	for (int c = 0; c < 8; c++) {
 		KT_ASSERT_EQ(t.nr_levels[c], 3);
 		KT_ASSERT_STREQ(t.sd[c][0].name, "MC");
@@ -675,9 +688,9 @@ KT_CASE(dt_nested_cpu_map)
 	 * CPU2/3: CLS target CPU0. CPU4/5: every target on their rail.
 	 * CPU6/7: CLS target CPU4.
 	 */
-	EXPECT_BUDDIES(&t, PACK_RAILS, 4, 4, 0, 0, 4, 5, 4, 4);
-	EXPECT_BUDDIES(&t, PACK_ALL, 4, 0, 0, 2, 4, 4, 4, 6);
-	EXPECT_BUDDIES(&t, PACK_OFF, -1, -1, -1, -1, -1, -1, -1, -1);
+	EXPECT_BUDDIES(&t, &policy_rails, 4, 4, 0, 0, 4, 5, 4, 4);
+	EXPECT_BUDDIES(&t, &policy_all, 4, 0, 0, 2, 4, 4, 4, 6);
+	EXPECT_BUDDIES(&t, &policy_off, -1, -1, -1, -1, -1, -1, -1, -1);
 }
 
 /* Clusters nested TOPO_MAX_DEPTH deep: four levels, the most there are. */
@@ -698,7 +711,7 @@ KT_CASE(dt_nested_max_depth)
 		KT_ASSERT_EQ(t.cpu[c].rail_key, -1);
 		KT_ASSERT_EQ(t.cpu[c].hwid, (uint32_t)(((c / 2) << 8) | (c & 1)));
 	}
-	topology_build(&t, PACK_RAILS);
+	topology_build(&t, &policy_rails);
 	for (int c = 0; c < 16; c++) {
 		KT_ASSERT_EQ(t.nr_levels[c], TOPO_MAX_LEVELS);
 		for (int l = 0; l < 4; l++) {
@@ -722,7 +735,7 @@ KT_CASE(dt_nested_max_depth)
 			      "CLS[8-15: {8-11}=4096 {12-15}=4096] DIE[0-15: {0-7}=8192 {8-15}=8192]");
 	KT_ASSERT_MSG(buddies_are(&t, want, why, sizeof(why)), "%s", why);
 	/* all, equal capacities: every tie goes to the lowest CPU of the span. */
-	topology_build(&t, PACK_ALL);
+	topology_build(&t, &policy_all);
 	for (int c = 0; c < 16; c++)
 		want[c] = c & (c - 1);
 	KT_ASSERT_MSG(buddies_are(&t, want, why, sizeof(why)), "%s", why);
@@ -749,11 +762,11 @@ KT_CASE(dt_clusters_from_mpidr)
 			KT_ASSERT_EQ(t.cpu[c].rail_key == t.cpu[o].rail_key, c / 2 == o / 2);
 		}
 	}
-	EXPECT_BUDDIES(&t, PACK_RAILS, 2, 2, 2, 3);
+	EXPECT_BUDDIES(&t, &policy_rails, 2, 2, 2, 3);
 	EXPECT_LEVELS(&t, 0, "MC[0-1: {0}=1024 {1}=1024] DIE[0-3: {0-1}=2048 {2-3}=1032]");
 	EXPECT_LEVELS(&t, 3, "MC[2-3: {2}=516 {3}=516] DIE[0-3: {0-1}=2048 {2-3}=1032]");
-	EXPECT_BUDDIES(&t, PACK_ALL, 2, 0, 2, 2);
-	EXPECT_BUDDIES(&t, PACK_OFF, -1, -1, -1, -1);
+	EXPECT_BUDDIES(&t, &policy_all, 2, 0, 2, 2);
+	EXPECT_BUDDIES(&t, &policy_off, -1, -1, -1, -1);
 }
 
 /* No cpu-map, clusters interleaved in CPU order, defaults everywhere. */
@@ -775,13 +788,13 @@ KT_CASE(dt_clusters_from_mpidr_interleaved)
 		KT_ASSERT_EQ(t.cpu[c].rail_key, -1);
 		KT_ASSERT_STREQ(t.cpu[c].compatible, compat[c]);
 	}
-	EXPECT_BUDDIES(&t, PACK_RAILS, -1, -1, -1, -1);
+	EXPECT_BUDDIES(&t, &policy_rails, -1, -1, -1, -1);
 	for (int c = 0; c < 4; c++)
 		KT_ASSERT_EQ(W(t.rail[c]), 0xfu);
 	EXPECT_LEVELS(&t, 0, "MC[0,2: {0}=1024 {2}=1024] DIE[0-3: {0,2}=2048 {1,3}=2048]");
 	EXPECT_LEVELS(&t, 3, "MC[1,3: {1}=1024 {3}=1024] DIE[0-3: {0,2}=2048 {1,3}=2048]");
-	EXPECT_BUDDIES(&t, PACK_ALL, 0, 0, 0, 1);
-	EXPECT_BUDDIES(&t, PACK_OFF, -1, -1, -1, -1);
+	EXPECT_BUDDIES(&t, &policy_all, 0, 0, 0, 1);
+	EXPECT_BUDDIES(&t, &policy_off, -1, -1, -1, -1);
 }
 
 /* CPUs without power-domains share the system rail, across clusters. */
@@ -806,13 +819,13 @@ KT_CASE(dt_system_rail)
 	KT_ASSERT(t.cpu[3].rail_key >= 0);
 	KT_ASSERT(t.cpu[1].rail_key != t.cpu[3].rail_key);
 
-	EXPECT_BUDDIES(&t, PACK_RAILS, 0, 0, 2, 2);
+	EXPECT_BUDDIES(&t, &policy_rails, 0, 0, 2, 2);
 	KT_ASSERT_EQ(W(t.rail[0]), 0x5u);
 	KT_ASSERT_EQ(W(t.rail[1]), 0x2u);
 	KT_ASSERT_EQ(W(t.rail[2]), 0x5u);
 	KT_ASSERT_EQ(W(t.rail[3]), 0x8u);
-	EXPECT_BUDDIES(&t, PACK_ALL, 0, 0, 0, 2);
-	EXPECT_BUDDIES(&t, PACK_OFF, -1, -1, -1, -1);
+	EXPECT_BUDDIES(&t, &policy_all, 0, 0, 0, 2);
+	EXPECT_BUDDIES(&t, &policy_off, -1, -1, -1, -1);
 }
 
 static const struct {
@@ -905,14 +918,14 @@ KT_CASE(dt_uneven_nesting)
 	KT_ASSERT_EQ(t.cpu[0].nr_anc, 2);
 	KT_ASSERT_EQ(t.cpu[2].nr_anc, 3);
 	KT_ASSERT_EQ(t.cpu[4].nr_anc, 1);
-	topology_build(&t, PACK_RAILS);
+	topology_build(&t, &policy_rails);
 	EXPECT_LEVELS(&t, 0, "MC[0-1: {0}=1024 {1}=1024] CLS[0-3: {0-1}=2048 {2-3}=1024] "
 			     "DIE[0-5: {0-3}=3072 {4-5}=512]");
 	EXPECT_LEVELS(&t, 2, "MC[2-3: {2}=512 {3}=512] CLS[0-3: {0-1}=2048 {2-3}=1024] "
 			     "DIE[0-5: {0-3}=3072 {4-5}=512]");
 	EXPECT_LEVELS(&t, 4, "MC[4-5: {4}=256 {5}=256] DIE[0-5: {0-3}=3072 {4-5}=512]");
 	/* CPU0/1: CLS target CPU2; CPU2/3: DIE target CPU4. */
-	EXPECT_BUDDIES(&t, PACK_RAILS, 2, 2, 4, 4, 4, 5);
+	EXPECT_BUDDIES(&t, &policy_rails, 2, 2, 4, 4, 4, 5);
 }
 
 /* ------------------------------------------------------------ real boards */
@@ -945,13 +958,13 @@ KT_CASE(board_dtbs)
 		KT_ASSERT_MSG(topology_parse_dt(&d.fdt, &t, err, sizeof(err)) == 0, "%s: %s",
 			      boards[b].board, err);
 		KT_ASSERT_EQ(t.nr_cpus, boards[b].nr_cpus);
-		topology_build(&t, PACK_RAILS);
+		topology_build(&t, &policy_rails);
 		KT_ASSERT_MSG(buddies_are(&t, boards[b].rails, why, sizeof(why)), "%s: %s",
 			      boards[b].board, why);
-		topology_build(&t, PACK_ALL);
+		topology_build(&t, &policy_all);
 		KT_ASSERT_MSG(buddies_are(&t, boards[b].all, why, sizeof(why)), "%s: %s",
 			      boards[b].board, why);
-		topology_build(&t, PACK_OFF);
+		topology_build(&t, &policy_off);
 		KT_ASSERT_MSG(buddies_are(&t, no_buddies, why, sizeof(why)), "%s: %s",
 			      boards[b].board, why);
 	}
@@ -972,7 +985,7 @@ KT_CASE(board_tc2_domains)
 		KT_ASSERT_EQ(t.cpu[c].capacity, c < 2 ? 1024u : 516u);
 		KT_ASSERT_STREQ(t.cpu[c].compatible, c < 2 ? "arm,cortex-a15" : "arm,cortex-a7");
 	}
-	topology_build(&t, PACK_RAILS);
+	topology_build(&t, &policy_rails);
 	EXPECT_LEVELS(&t, 1, "MC[0-1: {0}=1024 {1}=1024] DIE[0-4: {0-1}=2048 {2-4}=1548]");
 	EXPECT_LEVELS(&t, 4, "MC[2-4: {2}=516 {3}=516 {4}=516] DIE[0-4: {0-1}=2048 {2-4}=1548]");
 }
@@ -1049,7 +1062,7 @@ static void expected_stdout(const struct topology *t, char *buf, size_t size)
 	size_t len = 0;
 
 	len += (size_t)snprintf(buf, size, "%d CPUs, %d clusters, pack=%s\n", t->nr_cpus,
-				t->nr_clusters, pack_mode_name(t->pack));
+				t->nr_clusters, t->policy->name);
 	for (int c = 0; c < t->nr_cpus && len < size; c++) {
 		len += (size_t)topology_describe_cpu(t, c, buf + len, size - len);
 		if (len < size)
@@ -1062,7 +1075,7 @@ static void expected_stdout(const struct topology *t, char *buf, size_t size)
 #define TOOL_CHECK() KT_ASSERT_MSG(access(TOOL, X_OK) == 0, "%s missing: run `make host`", TOOL)
 
 /* schedtopo @args on @path, in @mode, against the kernel code run here. */
-static bool tool_matches_library(const char *args, const char *path, enum pack_mode mode,
+static bool tool_matches_library(const char *args, const char *path, const struct pack_policy *mode,
 				 char *why, size_t len)
 {
 	static struct tool_run r;
@@ -1096,7 +1109,7 @@ KT_CASE(tool_boards_all_modes)
 {
 	static struct tool_run r;
 	static const char *const opt[] = { "", "--pack=rails", "--pack=all", "--pack=off" };
-	static const enum pack_mode mode[] = { PACK_RAILS, PACK_RAILS, PACK_ALL, PACK_OFF };
+	static const struct pack_policy *const mode[] = { &policy_rails, &policy_rails, &policy_all, &policy_off };
 
 	TOOL_CHECK();
 	for (int b = 0; b < NELEM(boards); b++) {
@@ -1160,8 +1173,8 @@ KT_CASE(tool_fixtures)
 			     "CPU3 packing on CPU0\nCPU4 packing on CPU4\nCPU5 packing on CPU5\n"
 			     "CPU6 packing on CPU4\nCPU7 packing on CPU4\n");
 	KT_ASSERT(strncmp(r.out, "8 CPUs, 4 clusters, pack=rails\n", 31) == 0);
-	KT_ASSERT_MSG(tool_matches_library("", FIXTURE("topo-nested"), PACK_RAILS, why, sizeof(why)), "%s", why);
-	KT_ASSERT_MSG(tool_matches_library("--pack=all", FIXTURE("topo-depth3"), PACK_ALL, why, sizeof(why)),
+	KT_ASSERT_MSG(tool_matches_library("", FIXTURE("topo-nested"), &policy_rails, why, sizeof(why)), "%s", why);
+	KT_ASSERT_MSG(tool_matches_library("--pack=all", FIXTURE("topo-depth3"), &policy_all, why, sizeof(why)),
 		      "%s", why);
 
 	KT_ASSERT(run_tool("--pack=rails " FIXTURE("topo-sysrail"), "2>&1", &r));
@@ -1169,7 +1182,7 @@ KT_CASE(tool_fixtures)
 	packing_lines(r.out, got, sizeof(got));
 	KT_ASSERT_STREQ(got, "CPU0 packing on CPU0\nCPU1 packing on CPU0\nCPU2 packing on CPU2\n"
 			     "CPU3 packing on CPU2\n");
-	KT_ASSERT_MSG(tool_matches_library("--pack=off", FIXTURE("topo-sysrail"), PACK_OFF, why, sizeof(why)),
+	KT_ASSERT_MSG(tool_matches_library("--pack=off", FIXTURE("topo-sysrail"), &policy_off, why, sizeof(why)),
 		      "%s", why);
 
 	KT_ASSERT(run_tool("--pack=all " FIXTURE("topo-aff1"), "2>&1", &r));
@@ -1177,7 +1190,7 @@ KT_CASE(tool_fixtures)
 	packing_lines(r.out, got, sizeof(got));
 	KT_ASSERT_STREQ(got, "CPU0 packing on CPU2\nCPU1 packing on CPU0\nCPU2 packing on CPU2\n"
 			     "CPU3 packing on CPU2\n");
-	KT_ASSERT_MSG(tool_matches_library("--pack=all", FIXTURE("topo-aff1-interleaved"), PACK_ALL, why,
+	KT_ASSERT_MSG(tool_matches_library("--pack=all", FIXTURE("topo-aff1-interleaved"), &policy_all, why,
 					   sizeof(why)), "%s", why);
 }
 
@@ -1234,10 +1247,10 @@ KT_CASE(tool_bad_input)
 	TOOL_CHECK();
 	KT_ASSERT_MSG(access("build/tc2/tc2.dtb", R_OK) == 0, "build/tc2/tc2.dtb missing: run `make boards`");
 	BAD_INPUT("--pack=fast build/tc2/tc2.dtb",
-		  "schedtopo: unknown pack mode 'fast' (off, rails, all)\n", NULL);
-	BAD_INPUT("--pack= build/tc2/tc2.dtb", "schedtopo: unknown pack mode '' (off, rails, all)\n", NULL);
+		  "schedtopo: unknown pack mode 'fast' (off, rails, all, energy)\n", NULL);
+	BAD_INPUT("--pack= build/tc2/tc2.dtb", "schedtopo: unknown pack mode '' (off, rails, all, energy)\n", NULL);
 	BAD_INPUT("build/tc2/tc2.dtb --pack=RAILS",
-		  "schedtopo: unknown pack mode 'RAILS' (off, rails, all)\n", NULL);
+		  "schedtopo: unknown pack mode 'RAILS' (off, rails, all, energy)\n", NULL);
 	BAD_INPUT("", NULL, NULL);			/* missing file */
 	BAD_INPUT("--pack=all", NULL, NULL);		/* missing file */
 	BAD_INPUT("build/host/dts/topo-no-such-file.dtb",
@@ -1336,7 +1349,7 @@ KT_CASE(hundreds_of_cpus)
 	PARSE_OK("/tmp/ktest-topo-512.dtb", &big_dtb, &big_topo);
 	KT_ASSERT_EQ(big_topo.nr_cpus, 512);
 	KT_ASSERT_EQ(big_topo.nr_clusters, 32);
-	topology_build(&big_topo, PACK_RAILS);
+	topology_build(&big_topo, &policy_rails);
 	for (int c = 0; c < 512; c++) {
 		const struct sched_domain *sd = big_topo.sd[c];
 

@@ -14,10 +14,10 @@
  * big (capacity 1024), the rest little (512).
  *
  * Regions:
- *   build n=N          topology_build(PACK_RAILS): domains, groups, rails,
+ *   build n=N          topology_build(&policy_rails): domains, groups, rails,
  *                      every CPU's buddy (boot, and `pack <mode>`)
  *   buddy n=N          topology_pack_buddy() of one CPU (mean over all)
- *   pack_check n=N     pack_check() of a light sleeping task whose CPU's
+ *   buddy_select n=N   buddy_select() of a light sleeping task whose CPU's
  *                      buddy is idle: the test run at every wake-up
  *   wake_light n=N     wake_up() of that task: task_rq_lock, select_task_rq
  *                      (packing test -> the buddy), wake-list push, IPI
@@ -27,7 +27,7 @@
  *                      the packing test says no, there is no idle CPU to
  *                      look for (the idle set is empty), it stays on prev
  *   select_busy n=N    sched_select_task_rq() of that task alone
- * pack_check and wake_up need a live scheduler: sched_init(),
+ * buddy_select and wake_up need a live scheduler: sched_init(),
  * sched_init_cpu() and sched_cpu_online() on the host (the arch hooks below
  * are stubs: a fake clock, no IPIs, no timer, no power-down, no energy
  * meters), for every N up to 1024 (the scheduler's CPU sets have
@@ -46,10 +46,12 @@
 #include "arch/cpu.h"
 #include "arch/ipi.h"
 #include "kernel/energy_meter.h"
+#include "kernel/pack/buddy.h"
 #include "kernel/power.h"
 #include "kernel/sched.h"
 #include "kernel/sched/sched_internal.h"
 #include "kernel/timer.h"
+#include "kernel/pack.h"
 #include "kernel/topology.h"
 
 /* The arch hooks the live scheduler needs, stubbed (fake clock, no IPI): one TU per binary. */
@@ -92,7 +94,7 @@ static void bench_topology(int n)
 
 	host_make_topology(&topo, n);
 	REGION_BEGIN();
-	COUNT(topology_build(&topo, PACK_RAILS));
+	COUNT(topology_build(&topo, &policy_rails));
 	region_end("build", n, 1, "");
 
 	REGION_BEGIN();
@@ -174,11 +176,11 @@ static void put_back(int n, int prev)
 static void bench_wake(int n)
 {
 	int calls = 200, prev = 0, target = -1;
-	enum pack_reason why = PACK_NO_BUDDY;
+	int why = BUDDY_NO_BUDDY;
 	char note[96];
 
 	host_make_topology(&sched_topo, n);
-	topology_build(&sched_topo, PACK_RAILS);
+	topology_build(&sched_topo, &policy_rails);
 
 	/* Light task, idle machine: packed to prev's buddy. */
 	reset_sched(n);
@@ -186,9 +188,9 @@ static void bench_wake(int n)
 	make_sleeper(n, prev, true);
 	REGION_BEGIN();
 	for (int i = 0; i < calls; i++)
-		COUNT(why = pack_check(&sleeper, prev, &target));
-	snprintf(note, sizeof(note), "outcome=%s target=%d", pack_reason_names[why], target);
-	region_end("pack_check", n, calls, note);
+		COUNT(why = buddy_select(&sleeper, prev, &target));
+	snprintf(note, sizeof(note), "outcome=%s target=%d", buddy_reasons[why], target);
+	region_end("buddy_select", n, calls, note);
 
 	REGION_BEGIN();
 	for (int i = 0; i < calls; i++)

@@ -1,13 +1,27 @@
 /*
- * Host implementation of the small arch interface the portable core needs,
- * so host tests and tools link the very same kernel/ objects.
+ * The host port: the arch interface (include/arch/) for host programs, so
+ * host tests and tools link the very same kernel/ objects as the ARM build.
+ * One CPU id per thread (host_set_cpu_id), a clock that moves only when the
+ * program sets host_fake_now, no timer hardware, no IPIs (a program that
+ * needs them drives the scheduler's entry points itself), WFI-only power,
+ * no energy meters, console output to stdout and panics that abort.
  */
 #include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "arch/cpu.h"
+#include "arch/ipi.h"
+#include "kernel/energy_meter.h"
 #include "kernel/panic.h"
+#include "kernel/power.h"
 #include "kernel/printk.h"
+#include "kernel/timer.h"
+#include "tools/lib/host_arch.h"
+
+/* ------------------------------------------------------------ console, panic */
 
 void panic(const char *fmt, ...)
 {
@@ -38,7 +52,7 @@ int kprintf(const char *fmt, ...)
 	return n;
 }
 
-#include "arch/cpu.h"
+/* ------------------------------------------------------------ CPU identity */
 
 static _Thread_local int host_cpu;
 
@@ -50,4 +64,113 @@ int arch_cpu_id(void)
 void host_set_cpu_id(int cpu)
 {
 	host_cpu = cpu;
+}
+
+/* ------------------------------------------------------------ clock, timer, IPI */
+
+uint64_t host_fake_now = 1000000000ull;
+
+uint64_t arch_now_ns(void)
+{
+	return host_fake_now;
+}
+
+void arch_timer_program(uint64_t deadline_ns)
+{
+	(void)deadline_ns;
+}
+
+void arch_send_reschedule(int cpu)
+{
+	(void)cpu;
+}
+
+/* ------------------------------------------------------------ power: WFI only */
+
+void platform_cpu_power_down(int cpu, bool domain, bool last_man)
+{
+	(void)cpu;
+	(void)domain;
+	(void)last_man;
+}
+
+void platform_cluster_power_down(int rail)
+{
+	(void)rail;
+}
+
+void platform_cluster_power_up(int rail)
+{
+	(void)rail;
+}
+
+const char *platform_power_name(void)
+{
+	return "host";
+}
+
+int platform_warmboot_set(bool on)
+{
+	(void)on;
+	return -1;
+}
+
+int platform_warmboot_get(void)
+{
+	return -1;
+}
+
+void platform_warmboot_stats(uint64_t *entered, uint64_t *resumed, uint64_t *returned)
+{
+	*entered = *resumed = *returned = 0;
+}
+
+int platform_resume_test(int rounds, bool psci)
+{
+	(void)rounds;
+	(void)psci;
+	return -1;
+}
+
+/* Energy meters (drivers/vexpress_energy.c on ARM): none on the host. */
+int energy_meter_init_dt(const struct fdt *fdt)
+{
+	(void)fdt;
+	return 0;
+}
+
+bool energy_meter_available(void)
+{
+	return false;
+}
+
+int energy_meter_count(void)
+{
+	return 0;
+}
+
+int energy_meter_cluster(int i)
+{
+	(void)i;
+	return -1;
+}
+
+const char *energy_meter_label(int i)
+{
+	(void)i;
+	return "";
+}
+
+int energy_meter_read_uj(int i, uint64_t *uj)
+{
+	(void)i;
+	*uj = 0;
+	return -1;
+}
+
+int energy_meter_read_uw(int i, uint32_t *uw)
+{
+	(void)i;
+	*uw = 0;
+	return -1;
 }

@@ -1,0 +1,83 @@
+/*
+ * Placement policies ("pack modes"): where a waking task runs, and which
+ * pack buddies the topology has. A policy is one struct pack_policy in a
+ * file of its own (kernel/pack/<name>.c) and one line in the policy table
+ * (kernel/pack/policies.c); README.md ("Adding a placement policy")
+ * shows how to add one.
+ *
+ * Every place that takes a mode name (bootarg pack=, console `pack`,
+ * schedtopo, schedsim, tools/experiment through `schedtopo --list-modes`)
+ * takes exactly the names of the table, in table order, and an unknown name
+ * is an error that lists them (pack_policy_list()).
+ *
+ * The operations (NULL where the default is wanted):
+ *   rails(t)          fill t->rail[c] for every CPU: the power lines the
+ *                     buddy rule and SD_SHARE_POWERLINE see. Default: the
+ *                     DT's rails (topology_rails_dt()).
+ *   buddy(t, cpu)     cpu's pack buddy, -1 for none. Runs when the topology
+ *                     is built, never on the wake-up path. Default: -1.
+ *   select(p, prev, &target)
+ *                     at each wake-up of @p, last on @prev, before the
+ *                     default placement: returns the outcome (an index into
+ *                     reasons[], counted per CPU for `pack`) and sets
+ *                     *target to the chosen CPU, or leaves it -1 for the
+ *                     default path (idle prev, nearest idle CPU, prev).
+ *                     Runs with IRQs off and no rq lock, from any CPU; it
+ *                     may read other CPUs' averages (seqcounts) and the
+ *                     idle hint, takes no lock, and costs O(1) or O(rails).
+ *                     A target must be online and in @p's affinity.
+ *   may_kick_ilb(rq)  a CPU with waiting tasks while others idle tickless
+ *                     wakes one to balance for them only if this says so.
+ *                     Default: it does (Linux's nohz kick).
+ */
+#ifndef KERNEL_PACK_H
+#define KERNEL_PACK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define PACK_MAX_POLICIES 8
+#define PACK_MAX_REASONS 8
+
+struct rq;
+struct task;
+struct topology;
+
+struct pack_policy {
+	const char *name;		/* lower case, no spaces: "rails" */
+	const char *desc;		/* one line, for --list-modes and `pack` */
+	void (*rails)(struct topology *t);
+	int (*buddy)(const struct topology *t, int cpu);
+	int (*select)(const struct task *p, int prev_cpu, int *target);
+	bool (*may_kick_ilb)(const struct rq *rq);
+	const char *const *reasons;	/* names of select()'s outcomes */
+	int nr_reasons;			/* 1 .. PACK_MAX_REASONS */
+};
+
+/* The policies shipped with the kernel (kernel/pack/{off,rails,all,energy}.c). */
+extern const struct pack_policy policy_off, policy_rails, policy_all, policy_energy;
+/* The default mode: rails from the DT (the spec's pack buddies). */
+#define PACK_DEFAULT_POLICY (&policy_rails)
+
+/* The table: @i-th policy (0 = first), or NULL past the end. */
+const struct pack_policy *pack_policy_at(int i);
+int pack_policy_count(void);
+/* The policy named @name, or NULL. */
+const struct pack_policy *pack_policy_find(const char *name);
+/* "off, rails, all, energy": the valid names into @buf, for error messages; returns @buf. */
+#define PACK_POLICY_LIST_SIZE (PACK_MAX_POLICIES * 18)
+const char *pack_policy_list(char *buf, size_t size);
+/*
+ * Add @p at the end of the table (a policy outside the kernel's own files,
+ * e.g. a test's), before anything looks the table up from another CPU.
+ * Returns 0, or -1 if the table is full, the name is taken or not
+ * [a-z0-9_-]{1,15}, or @p breaks the contract above (no select, reasons).
+ */
+int pack_policy_register(const struct pack_policy *p);
+
+/* The policy in force (sched_topo's), and switching it while tasks run. */
+const struct pack_policy *pack_policy_current(void);
+/* Rebuild rails, flags and buddies for @p, then make it current; 0 or -1. */
+int pack_set_policy(const struct pack_policy *p);
+
+#endif

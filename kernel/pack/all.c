@@ -1,0 +1,28 @@
+/*
+ * pack=all: every CPU its own power rail, which is what the seeds' ARM
+ * patch (5/6, clearing SD_SHARE_POWERLINE at every level) does, so every
+ * cluster has a buddy even where the DT says cores share a rail.
+ */
+#include <string.h>
+
+#include "kernel/pack.h"
+#include "kernel/pack/buddy.h"
+#include "kernel/topology.h"
+
+static void rails_per_cpu(struct topology *t)
+{
+	for (int c = 0; c < t->nr_cpus; c++) {
+		memset(&t->rail[c], 0, sizeof(t->rail[c]));
+		cpumask_set(&t->rail[c], c);
+	}
+}
+
+const struct pack_policy policy_all = {
+	.name = "all",
+	.desc = "as rails, with every CPU its own rail (the seeds' ARM patch)",
+	.rails = rails_per_cpu,
+	.buddy = topology_pack_buddy,
+	.select = buddy_select,
+	.reasons = buddy_reasons,
+	.nr_reasons = BUDDY_NR_REASONS,
+};

@@ -1,0 +1,146 @@
+/*
+ * pack=energy: each wake-up placed where the DT's energy model says the
+ * task adds the least power (the cost model is pure, in
+ * kernel/pack/energy_model.c), among its previous CPU, its buddy (the DT
+ * rails' buddies) and the first idle CPU of each rail: O(rails). While the
+ * waking CPU's tasks fit, no idle CPU is woken to balance (may_kick_ilb),
+ * as Linux's EAS does while nothing is overutilized.
+ */
+#include "arch/barrier.h"
+#include "kernel/energy.h"
+#include "kernel/idle.h"
+#include "kernel/pack.h"
+#include "kernel/pack/buddy.h"
+#include "kernel/pack_energy.h"
+#include "kernel/sched/sched_internal.h"
+#include "kernel/topology.h"
+
+/* Outcomes, in the order `pack` prints them. */
+enum energy_reason {
+	ENERGY_PACKED,		/* the buddy costs least */
+	ENERGY_PREV,		/* staying put costs least */
+	ENERGY_IDLE,		/* an idle CPU costs least (or the latency guard wants one) */
+	ENERGY_NONE,		/* no candidate has room: default path */
+	ENERGY_NR_REASONS,
+};
+
+static const char *const energy_reasons[ENERGY_NR_REASONS] = {
+	[ENERGY_PACKED] = "packed",
+	[ENERGY_PREV] = "energy_prev",
+	[ENERGY_IDLE] = "energy_idle",
+	[ENERGY_NONE] = "energy_none",
+};
+
+static uint32_t usage_fraction(const struct sched_avg *a)
+{
+	return a->runnable_avg_period ? (uint32_t)(((uint64_t)a->usage_avg_sum << 20) / a->runnable_avg_period) : 0;
+}
+
+/* Recent busy fraction of @cpu (PELT usage, x PACK_E_SCALE), from any CPU. */
+static uint32_t cpu_usage(int cpu)
+{
+	struct sched_avg a;
+
+	rq_avg_read(cpu, &a);
+	return usage_fraction(&a);
+}
+
+/* Candidate @cpu's inputs to the model, as of now. */
+static void energy_cand(struct pack_energy_cand *c, int cpu, bool is_idle, int prev)
+{
+	const struct energy_model *m = energy_model();
+	int r = cpu_idle_of(cpu)->rail;
+	const struct rail *rail = idle_rail(r);
+
+	c->core = &m->core[cpu];
+	c->rail = &m->rail[r];
+	c->capacity = sched_topo.cpu[cpu].capacity;
+	c->usage = is_idle ? 0 : cpu_usage(cpu);
+	c->rail_needed = pack_rail_on_for_others(rail->cpus, READ_ONCE(rail->idle), prev);
+}
+
+/*
+ * Where waking @p (last on @prev) costs least energy: its previous CPU, its
+ * buddy, or the first idle CPU of each rail: O(rails), not O(CPUs). A task
+ * that has been waiting too long (latency guard) is only placed on idle
+ * CPUs. Returns the outcome and sets *target; ENERGY_NONE leaves the
+ * choice to the default path.
+ */
+static int energy_select(const struct task *p, int prev, int *target)
+{
+	/* Rails track at most 32 CPUs (kernel/sched/idle_dt.c), so the energy path works in one word. */
+	uint32_t idle = cpumask_low32(&idle_hint) & sched_online_mask() & cpumask_low32(&p->cpus_allowed);
+	int buddy = READ_ONCE(sched_topo.pack_buddy[prev]);
+	int cand[2 + IDLE_MAX_RAILS], at[2 + IDLE_MAX_RAILS], nr = 0, nin = 0, pick, best;
+	struct pack_energy_cand in[2 + IDLE_MAX_RAILS];
+	struct sched_avg ta;
+	bool guard;
+	uint32_t u;
+
+	if (!energy_model()->present)
+		return ENERGY_NONE;
+	/*
+	 * Fast path, from the model: if prev is idle on a powered rail and the
+	 * buddy shares that rail, no candidate can beat it by more than the
+	 * overlap term (moving only adds a remote wake-up), so skip the sums.
+	 */
+	if (task_allowed_on(p, prev) && ((idle >> prev) & 1u) && buddy >= 0 &&
+	    cpu_idle_of(buddy)->rail == cpu_idle_of(prev)->rail &&
+	    idle_rail(cpu_idle_of(prev)->rail)->state != RAIL_OFF) {
+		*target = prev;
+		return ENERGY_PREV;
+	}
+	pack_waking_avg(p, &ta);
+	u = usage_fraction(&ta);
+	guard = pack_waits_too_much(&ta);
+	if (task_allowed_on(p, prev))
+		cand[nr++] = prev;
+	if (buddy >= 0 && buddy != prev && task_allowed_on(p, buddy))
+		cand[nr++] = buddy;
+	for (int r = 0; r < idle_nr_rails(); r++) {
+		uint32_t m = idle & idle_rail(r)->cpus;
+
+		if (m)
+			cand[nr++] = __builtin_ctz(m);
+	}
+	for (int i = 0; i < nr; i++) {
+		bool is_idle = (idle >> cand[i]) & 1u;
+
+		if (guard && !is_idle)
+			continue;
+		energy_cand(&in[nin], cand[i], is_idle, prev);
+		at[nin++] = cand[i];
+	}
+	pick = pack_energy_pick(in, nin, u, sched_topo.cpu[prev].capacity);
+	best = pick < 0 ? -1 : at[pick];
+	if (best < 0)
+		return ENERGY_NONE;
+	*target = best;
+	if (best == prev)
+		return ENERGY_PREV;
+	return best == buddy ? ENERGY_PACKED : ENERGY_IDLE;
+}
+
+/*
+ * As Linux's EAS while no CPU is overutilized: if this CPU's tasks fit in
+ * 80% of it, waking an idle CPU (maybe a whole powered-down cluster) to
+ * balance costs more than the waiting it saves; the wake-up placement (its
+ * latency guard included) decides.
+ */
+static bool energy_may_kick_ilb(const struct rq *rq)
+{
+	struct sched_avg a;
+
+	pelt_snapshot(&rq->avg, &a);
+	return (uint64_t)a.usage_avg_sum * 5 > (uint64_t)a.runnable_avg_period * 4;
+}
+
+const struct pack_policy policy_energy = {
+	.name = "energy",
+	.desc = "each wake-up where the DT's energy model adds the least power",
+	.buddy = topology_pack_buddy,
+	.select = energy_select,
+	.may_kick_ilb = energy_may_kick_ilb,
+	.reasons = energy_reasons,
+	.nr_reasons = ENERGY_NR_REASONS,
+};
