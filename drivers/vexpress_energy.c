@@ -16,7 +16,7 @@
  * Function 13 (energy): a 64-bit counter in uJ; device n = low word, n + 1
  * = high word (TC2: 0/1 = A15 cluster, 2/3 = A7 cluster). Function 12
  * (power): one 32-bit value in uW (device 0 = A15, 1 = A7). Sources:
- * /work/shared/notes/platform-facts.md, Linux drivers/hwmon/vexpress-hwmon.c
+ * docs/platform.md, Linux drivers/hwmon/vexpress-hwmon.c
  * (energy as two halves), V2M-P1 TRM (SYS_CFGCTRL).
  *
  * Meters are grouped by cluster: meter i has an energy device, a power

@@ -73,7 +73,7 @@ void energy_init_dt(const struct fdt *fdt);
 void energy_take_snapshot(struct energy_snapshot *s);
 const struct energy_model *energy_model(void);
 /*
- * The RESULT-line fields for the window from..to (notes/spec.md): energy=,
+ * The RESULT-line fields for the window from..to (docs/interfaces.md): energy=,
  * energy_c<k>=, cpu<n>_busy_us=, cpu<n>_idle_us=, cluster<k>_off_us=, and
  * energy_src=meter when the meters are used. Returns the length.
  */

@@ -1,7 +1,7 @@
 /*
  * In-kernel benchmarks with the semantics of the tools the seeds used
- * (notes/platform-facts.md), each ending with its RESULT line
- * (notes/spec.md):
+ * (docs/platform.md), each ending with its RESULT line
+ * (docs/interfaces.md):
  *
  *   cyclictest [-t N] [-i us] [-d us] [-D time] [-e us] [-q]
  *	thread i wakes every i_us + i * d_us on an absolute timer; latency =

@@ -6,7 +6,7 @@
  *
  *   microbench [FIG[,FIG...]|all] [tasks=N[,N...]] [reps=R] [cpu=C]
  *
- * FIG (each prints one RESULT line per task count, see notes/spec.md):
+ * FIG (each prints one RESULT line per task count, see docs/interfaces.md):
  *   ctxsw        yield to yield between tasks pinned to one CPU: window time
  *                / context switches counted by the run queue (median window)
  *   wake_local   a task sleeps on a timer of its own CPU; median_ns = timer

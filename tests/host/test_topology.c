@@ -1,6 +1,6 @@
 /*
  * Topology, scheduling domains and pack buddies (kernel/sched/topology.c) and the
- * schedtopo host tool, against the contract in notes/spec.md ("Pack
+ * schedtopo host tool, against the contract in docs/interfaces.md ("Pack
  * buddies (the seeds' rule, made exact)", "Device tree") and
  * include/kernel/topology.h:
  * - hand-built struct topology: the spec's public examples in the three
