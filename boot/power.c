@@ -31,6 +31,24 @@ static void power_request(bool off)
 	kprintf("power: no way to %s this board; halting\n", off ? "power off" : "reboot");
 }
 
+void platform_emergency_power(bool off)
+{
+#ifdef BOARD_EARLY_PSCI_HVC
+	psci_fallback_hvc();
+#endif
+	if (psci_present()) {
+		if (off)
+			psci_system_off();
+		else
+			psci_system_reset();
+	}
+#ifdef BOARD_EARLY_SYSREG
+	vexpress_sysreg_fallback(BOARD_EARLY_SYSREG);
+#endif
+	if (vexpress_sysreg_present())
+		sys_cfg_write_nowait(off ? SYS_CFG_SHUTDOWN : SYS_CFG_REBOOT);
+}
+
 void platform_poweroff(void)
 {
 	power_request(true);
