@@ -3,7 +3,9 @@
  *
  * Contract: fdt_open() validates the header and walks the whole structure
  * block once; it accepts a blob only if every token, name, property length
- * and string offset lies inside the blob and the nesting is balanced. After a
+ * and string offset lies inside the blob, the nesting is balanced and no node
+ * name holds a '/' (it would make two paths of one node) and the root has
+ * no name. After a
  * successful fdt_open() the accessors below never read outside the blob, and
  * they still check every length they rely on. On failure fdt_open() returns a
  * negative FDT_E* code and fdt->err holds a one-line message naming the

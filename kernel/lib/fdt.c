@@ -221,6 +221,13 @@ static int check_struct(struct fdt *fdt)
 			if (++depth > FDT_MAX_DEPTH)
 				return fail(fdt, FDT_ETOODEEP, "nodes nested deeper than %d at struct offset 0x%x",
 					    FDT_MAX_DEPTH, (unsigned)off);
+			if (depth == 1 && t.name[0] != '\0')
+				return fail(fdt, FDT_EBADSTRUCT, "root node at struct offset 0x%x has a name",
+					    (unsigned)off);
+			/* A '/' in a name would make two paths of one node (libfdt's included). */
+			if (strchr(t.name, '/'))
+				return fail(fdt, FDT_EBADSTRUCT, "node name at struct offset 0x%x contains '/'",
+					    (unsigned)off);
 			break;
 		case FDT_END_NODE:
 			if (depth-- == 0)

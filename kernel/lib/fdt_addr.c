@@ -159,6 +159,10 @@ static int interrupt_parent(const struct fdt *fdt, int node, struct fdt_fault *f
 			if (p < 0)
 				return fault(f, n, "interrupt-parent", FDT_EBADVALUE, "phandle 0x%x names no node",
 					     (unsigned)ph);
+			if (!fdt_has_prop(fdt, p, "#interrupt-cells"))
+				return fault(f, n, "interrupt-parent", FDT_EBADVALUE,
+					     "phandle 0x%x names %s, which has no #interrupt-cells", (unsigned)ph,
+					     fdt_node_name(fdt, p));
 			n = p;
 		} else if (rc == FDT_EBADVALUE) {
 			return fault(f, n, "interrupt-parent", FDT_EBADVALUE, "not a single phandle cell");
@@ -278,12 +282,17 @@ int fdt_irq_fault(const struct fdt *fdt, int node, int index, uint32_t *irq, str
 	for (int i = 0; reg && i < addrsize && 4 * (i + 1) <= reglen; i++)
 		addr[i] = cell(reg, i);
 	for (int hop = 0; !fdt_has_prop(fdt, ipar, "interrupt-controller"); hop++) {
+		int next;
+
 		if (hop == MAX_IRQ_HOPS)
 			return fault(f, ipar, "interrupt-map", FDT_EBADVALUE, "more than %d nexus levels (a loop?)",
 				     MAX_IRQ_HOPS);
-		ipar = map_step(fdt, ipar, addr, &addrsize, spec, &intsize, f);
-		if (ipar < 0)
-			return ipar;
+		next = map_step(fdt, ipar, addr, &addrsize, spec, &intsize, f);
+		if (next < 0)
+			return next;
+		if (next == ipar)
+			break;	/* its own interrupt parent: the controller, even without "interrupt-controller" */
+		ipar = next;
 	}
 	if (intsize != 3)
 		return fault(f, ipar, "#interrupt-cells", FDT_EBADVALUE, "%d: the GIC binding has 3 cells", intsize);
