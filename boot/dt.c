@@ -13,6 +13,7 @@ void dt_panic(const struct fdt *fdt, const struct fdt_fault *f)
 	panic_begin();
 	if (fdt_node_path(fdt, f->node, path, sizeof(path)) < 0)
 		ksnprintf(path, sizeof(path), "%s", fdt_node_name(fdt, f->node));
+	fdt_printable(path);
 	panic_print("panic: %s: %s: %s\n", path, f->prop, f->what);
 	panic_halt();
 }
@@ -25,6 +26,7 @@ void dt_panicf(const struct fdt *fdt, int node, const char *prop, const char *fm
 	va_start(ap, fmt);
 	kvsnprintf(f.what, sizeof(f.what), fmt, ap);
 	va_end(ap);
+	fdt_printable(f.what);
 	dt_panic(fdt, &f);
 }
 

@@ -119,6 +119,8 @@ struct fdt_fault {
 	char what[112];
 };
 
+/* Replace control characters of @s (from a blob) with '?', for a one-line message. */
+void fdt_printable(char *s);
 /* Full path of @node ("/" for the root) into @buf; its length, or -1 if cut. */
 int fdt_node_path(const struct fdt *fdt, int node, char *buf, size_t len);
 

@@ -28,7 +28,15 @@ static int fault(struct fdt_fault *f, int node, const char *prop, int code, cons
 	va_start(ap, fmt);
 	kvsnprintf(f->what, sizeof(f->what), fmt, ap);
 	va_end(ap);
+	fdt_printable(f->what);	/* names and strings come from the blob: one line, whatever they hold */
 	return code;
+}
+
+void fdt_printable(char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			*s = '?';
 }
 
 int fdt_node_path(const struct fdt *fdt, int node, char *buf, size_t len)

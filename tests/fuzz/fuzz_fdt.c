@@ -115,8 +115,6 @@ static void check_props(const struct ctx *c, int node)
 /* A failed resolver names a node of the tree (or -1) and says why in one line. */
 static void check_fault(const struct ctx *c, int rc, const struct fdt_fault *f)
 {
-	char path[512];
-
 	FUZZ_CHECK(rc == FDT_OK || rc == FDT_ENOTFOUND || rc == FDT_EBADVALUE);
 	if (rc == FDT_OK)
 		return;
@@ -124,8 +122,13 @@ static void check_fault(const struct ctx *c, int rc, const struct fdt_fault *f)
 	FUZZ_CHECK(f->what[0] && strnlen(f->what, sizeof(f->what)) < sizeof(f->what));
 	FUZZ_CHECK(strchr(f->what, '\n') == NULL);
 	FUZZ_CHECK(f->node >= -1);
-	if (f->node >= 0)
+	for (const char *p = f->what; *p; p++)
+		FUZZ_CHECK((unsigned char)*p >= 0x20 && *p != 0x7f);
+	if (f->node >= 0) {
+		char path[512];
+
 		FUZZ_CHECK(fdt_node_path(c->fdt, f->node, path, sizeof(path)) != 0);
+	}
 }
 
 static void check_node(const struct ctx *c, int node, int root)
