@@ -15,7 +15,7 @@ $(error unknown BOARD '$(BOARD)': choose one of $(BOARDS))
 endif
 
 .DEFAULT_GOAL := all
-.PHONY: all run test host deps clean boards experiment $(addprefix kernel-,$(BOARDS))
+.PHONY: all run test host deps clean boards experiment linux-dtbs $(addprefix kernel-,$(BOARDS))
 # Everything is built by rules below; no implicit rules or old-suffix magic.
 MAKEFLAGS += --no-builtin-rules
 .SUFFIXES:
@@ -98,7 +98,17 @@ build/host/dts/%.dtb: tests/dts/%.dts
 	@mkdir -p $(@D)
 	$(DTC) -I dts -O dtb -o $@ $<
 
-host: $(HOST_TESTS) $(HOST_TOOLS) $(TEST_DTBS)
+# Linux's own DTs of the boards (tests/dts/linux/<version>/, README there),
+# compiled as Linux does: cpp for #include and dt-bindings, then dtc (-q: Linux's
+# DTs have warnings of their own, which are not ours to fix).
+LINUX_DTS  := $(wildcard tests/dts/linux/*/*.dts)
+LINUX_DTBS := $(patsubst tests/dts/linux/%.dts,build/dts/linux/%.dtb,$(LINUX_DTS))
+build/dts/linux/%.dtb: tests/dts/linux/%.dts $(wildcard tests/dts/linux/*/*.dtsi tests/dts/linux/*/include/*/*/*.h)
+	@mkdir -p $(@D)
+	cpp -nostdinc -I $(<D) -I $(<D)/include -undef -x assembler-with-cpp $< | $(DTC) -q -i $(<D) -I dts -O dtb -o $@ -
+linux-dtbs: $(LINUX_DTBS)
+
+host: $(HOST_TESTS) $(HOST_TOOLS) $(TEST_DTBS) $(LINUX_DTBS)
 
 # ---------------------------------------------------------------- run / test
 ICOUNT ?= 1

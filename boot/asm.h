@@ -85,7 +85,7 @@
 	add	\out, \out, #1
 	cmp	\out, #CONFIG_NR_CPUS
 	blo	.Lcpu_next\@
-	b	cpu_park		/* not a CPU we know: stay out of the way */
+	b	stray_cpu_park		/* not a CPU we know: stay out of the way */
 .Lcpu_found\@:
 .endm
 #endif

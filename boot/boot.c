@@ -100,10 +100,45 @@ static void console_rx_wake(void)
 		wake_up(console_task);
 }
 
+static void set_panic_action(void)
+{
+	const char *action = bootargs_get(&bootargs, "panic");
+
+	if (action && panic_set_action(action) != 0)
+		kprintf("bootargs: panic=%s is not halt, poweroff or reboot; panics halt\n", action);
+}
+
+#define ATAG_CORE    0x54410001u
+#define ATAG_CMDLINE 0x54410009u
+
+/*
+ * r2 may hold ATAGs instead (QEMU without -dtb, old boot loaders): their
+ * command line still says what a panic should do, so that the panic about
+ * the missing DT obeys panic=.
+ */
+static void atags_panic_action(uintptr_t r2)
+{
+	const uint32_t *t = (const uint32_t *)r2;
+
+	if ((r2 & 3) || t[1] != ATAG_CORE)
+		return;
+	for (int i = 0; i < 32 && t[0] >= 2 && t[0] < 4096; i++, t += t[0]) {
+		if (t[1] == ATAG_CMDLINE) {
+			const char *cmd = (const char *)&t[2];
+
+			if (memchr(cmd, '\0', (t[0] - 2) * 4) && bootargs_parse(&bootargs, cmd) == 0)
+				set_panic_action();
+			return;
+		}
+	}
+}
+
 static void open_dtb(uintptr_t dtb)
 {
 	int err;
 
+	if (dtb && (dtb & 3) == 0 && *(const uint32_t *)dtb != __builtin_bswap32(FDT_MAGIC))
+		atags_panic_action(dtb);
 	if (dtb == 0)
 		panic("dtb: no device tree (r2 = 0): boot with -dtb or bootz <kernel> - <dtb>");
 	if (dtb & 3)
@@ -122,6 +157,7 @@ static void parse_bootargs(void)
 		kprintf("bootargs: %s; ignoring the command line\n", bootargs.err);
 		bootargs_parse(&bootargs, "");
 	}
+	set_panic_action();
 }
 
 static void console_shell_write(void *ctx, const char *buf, size_t len)
@@ -184,10 +220,13 @@ void boot_main(uintptr_t dtb)
 	static const struct shell_io io = { console_shell_write, NULL };
 
 	open_dtb(dtb);
+	/* First what a panic needs: its action, and the DT's ways to power off. */
+	parse_bootargs();
+	psci_init_dt(&fdt);
+	vexpress_sysreg_init_dt(&fdt);
 	mmu_build(&fdt);
 	mmu_enable();
 	console_init_dt(&fdt);
-	parse_bootargs();
 	{
 		int root = fdt_root(&fdt);
 		const char *model = fdt_prop_string(&fdt, root, "model");
@@ -203,8 +242,6 @@ void boot_main(uintptr_t dtb)
 	timer_set_handler(timer_event);
 	timer_cpu_init();
 	t_boot = clock_ns();
-	vexpress_sysreg_init_dt(&fdt);
-	psci_init_dt(&fdt);
 	smp_init_dt(&fdt);
 	parse_sched_bootargs();
 	sched_init(smp_nr_cpus());

@@ -22,6 +22,14 @@ uint64_t boot_time_ns(void);
 /* Power: SYS_CFG on vexpress, PSCI where the DT has it. */
 void platform_poweroff(void) __attribute__((noreturn));
 void platform_reboot(void) __attribute__((noreturn));
+/*
+ * From a panic: power off (or reset) without locks, clock or DT parsing;
+ * falls back on the board's fixed sysregs / PSCI conduit (board.mk) when
+ * the DT's were never found. Returns only if the board has no way.
+ */
+void platform_emergency_power(bool off);
+/* panic=halt|poweroff|reboot; -1 for another word. */
+int panic_set_action(const char *name);
 
 /* Panic plumbing shared by panic() and the trap handler. */
 void panic_begin(void);

@@ -86,6 +86,33 @@ secondary_entry:
 	bl	secondary_main
 	.fnend
 	/* fall through */
+/*
+ * A CPU the DT does not list (QEMU -smp above the DT's count, or a DT that
+ * names other MPIDRs): silence its GIC CPU interface, or the SGI that
+ * released it keeps every WFI returning at once (a spinning vCPU steals
+ * icount time from the others). MMU off: boot_gicc_phys is read from RAM.
+ */
+	.global stray_cpu_park
+stray_cpu_park:
+	.fnstart
+	.cantunwind
+	cpsid	aif
+	ldr	r0, =boot_gicc_phys
+	ldr	r0, [r0]
+	cmp	r0, #0
+	beq	cpu_park
+1:	ldr	r1, [r0, #0x0c]			/* GICC_IAR */
+	ubfx	r2, r1, #0, #10
+	cmp	r2, #1020			/* 1020-1023: nothing pending */
+	bhs	2f
+	str	r1, [r0, #0x10]			/* GICC_EOIR */
+	b	1b
+2:	mov	r1, #0
+	str	r1, [r0]			/* GICC_CTLR: signal nothing more to this core */
+	dsb
+	b	cpu_park
+	.fnend
+
 	.global cpu_park
 cpu_park:
 	.fnstart

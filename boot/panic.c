@@ -1,10 +1,13 @@
 /*
  * panic(): the first CPU to panic owns the console (without its lock: the
  * lock may be held by the CPU that crashed), stops the others with an IPI
- * and halts. Any CPU that panics afterwards parks silently.
+ * and then does what the bootarg panic=halt|poweroff|reboot says (halt by
+ * default; tools/qemu-run passes poweroff, so QEMU ends). Any CPU that
+ * panics afterwards parks silently.
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "kernel/format.h"
 #include "arch/arm.h"
@@ -17,6 +20,19 @@
 static volatile int panic_cpu = -1;
 static char panic_buf[512];
 bool gic_ready;
+
+static const char *const action_names[] = { "halt", "poweroff", "reboot" };
+static enum { PANIC_HALT, PANIC_POWEROFF, PANIC_REBOOT } panic_action;
+
+int panic_set_action(const char *name)
+{
+	for (unsigned i = 0; i < sizeof(action_names) / sizeof(action_names[0]); i++)
+		if (strcmp(name, action_names[i]) == 0) {
+			panic_action = i;
+			return 0;
+		}
+	return -1;
+}
 
 void panic_begin(void)
 {
@@ -45,7 +61,14 @@ void panic_print(const char *fmt, ...)
 
 void panic_halt(void)
 {
-	panic_print("--- halted; cpu%d stopped the other CPUs ---\n", arch_cpu_id());
+	if (panic_action == PANIC_HALT) {
+		panic_print("--- halted; cpu%d stopped the other CPUs ---\n", arch_cpu_id());
+		cpu_park();
+	}
+	panic_print("--- panic=%s; cpu%d stopped the other CPUs ---\n", action_names[panic_action],
+		    arch_cpu_id());
+	platform_emergency_power(panic_action == PANIC_POWEROFF);
+	panic_print("--- panic=%s: no way to do it on this board; halted ---\n", action_names[panic_action]);
 	cpu_park();
 }
 

@@ -9,7 +9,12 @@
 #include "drivers/console.h"
 #include "drivers/psci.h"
 #include "drivers/vexpress.h"
+#include "drivers/timer.h"
 #include "kernel/printk.h"
+#include "kernel/time.h"
+
+#define POWER_SETTLE_NS (100 * NSEC_PER_MSEC)
+#define EMERGENCY_SETTLE_SPINS 20000000
 
 static void power_request(bool off)
 {
@@ -24,11 +29,36 @@ static void power_request(bool off)
 	}
 	if (vexpress_sysreg_present()) {
 		int err = sys_cfg_write(off ? SYS_CFG_SHUTDOWN : SYS_CFG_REBOOT, 0, 0, 0, 0);
+		uint64_t until = clock_ns() + POWER_SETTLE_NS;
+
+		while (!err && clock_ns() < until)
+			;	/* the motherboard acts a little after the transfer completes */
 		if (err)
 			kprintf("power: SYS_CFG %s failed: %s\n", off ? "shutdown" : "reboot",
 				sys_cfg_strerror(err));
 	}
 	kprintf("power: no way to %s this board; halting\n", off ? "power off" : "reboot");
+}
+
+void platform_emergency_power(bool off)
+{
+#ifdef BOARD_EARLY_PSCI_HVC
+	psci_fallback_hvc();
+#endif
+	if (psci_present()) {
+		if (off)
+			psci_system_off();
+		else
+			psci_system_reset();
+	}
+#ifdef BOARD_EARLY_SYSREG
+	vexpress_sysreg_fallback(BOARD_EARLY_SYSREG);
+#endif
+	if (vexpress_sysreg_present()) {
+		sys_cfg_write_nowait(off ? SYS_CFG_SHUTDOWN : SYS_CFG_REBOOT);
+		for (volatile int spin = 0; spin < EMERGENCY_SETTLE_SPINS; spin++)
+			;	/* no clock here: a bounded wait for the motherboard to act */
+	}
 }
 
 void platform_poweroff(void)

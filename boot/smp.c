@@ -18,6 +18,7 @@
 #include "arch/cpu.h"
 #include "boot/boot.h"
 #include "boot/mmu.h"
+#include "drivers/dt.h"
 #include "drivers/gic.h"
 #include "drivers/psci.h"
 #include "drivers/timer.h"
@@ -35,6 +36,9 @@ uint32_t boot_cpu_hwid[CONFIG_NR_CPUS] = {
 	[0 ... CONFIG_NR_CPUS - 1] = 0xffffffffu
 };
 
+/* The GIC CPU interface, for CPUs the DT does not list to silence themselves (boot/head.S). */
+uintptr_t boot_gicc_phys;
+
 static struct cpu_info cpus[CONFIG_NR_CPUS];
 static int nr_cpus;
 static uintptr_t scu_base;
@@ -46,12 +50,12 @@ void smp_init_dt(const struct fdt *fdt)
 	int cpus_node = fdt_path(fdt, "/cpus");
 	uint32_t self = read_mpidr() & MPIDR_HWID_MASK;
 	int scu;
-	uint64_t base, size;
 
 	if (cpus_node < 0)
-		panic("dtb: no /cpus node");
+		dt_panicf(fdt, fdt_root(fdt), "cpus", "no /cpus node");
 	for (int n = fdt_first_child(fdt, cpus_node); n >= 0; n = fdt_next_sibling(fdt, n)) {
 		const char *type = fdt_prop_string(fdt, n, "device_type");
+		struct fdt_fault f;
 		uint64_t reg, unused;
 
 		if (!type || strcmp(type, "cpu") != 0 || !fdt_node_enabled(fdt, n))
@@ -61,8 +65,13 @@ void smp_init_dt(const struct fdt *fdt)
 				CONFIG_NR_CPUS, fdt_node_name(fdt, n));
 			break;
 		}
-		if (fdt_reg(fdt, n, 0, &reg, &unused) != 0)
-			panic("dtb: /cpus/%s has no valid reg (MPIDR)", fdt_node_name(fdt, n));
+		if (fdt_reg(fdt, n, 0, &reg, &unused) != 0) {
+			fdt_reg_phys(fdt, n, 0, &reg, &unused, &f);	/* for the reason only */
+			dt_panic(fdt, &f);
+		}
+		if (reg & ~(uint64_t)MPIDR_HWID_MASK)
+			dt_panicf(fdt, n, "reg", "0x%llx is not an MPIDR affinity value (mask 0x%x)",
+				  (unsigned long long)reg, (unsigned)MPIDR_HWID_MASK);
 		cpus[nr_cpus].hwid = (uint32_t)reg & MPIDR_HWID_MASK;
 		cpus[nr_cpus].node = n;
 		cpus[nr_cpus].compatible = fdt_prop_string(fdt, n, "compatible");
@@ -74,15 +83,15 @@ void smp_init_dt(const struct fdt *fdt)
 		nr_cpus++;
 	}
 	if (nr_cpus == 0)
-		panic("dtb: /cpus has no enabled cpu node");
+		dt_panicf(fdt, cpus_node, "device_type", "no enabled node with device_type \"cpu\"");
 	if (cpus[0].hwid != self)
-		panic("smp: boot CPU mpidr 0x%x is not the first cpu node (reg 0x%x)",
-		      (unsigned)self, (unsigned)cpus[0].hwid);
+		dt_panicf(fdt, cpus[0].node, "reg", "0x%x, but the boot CPU's MPIDR is 0x%x: the first cpu node must be it",
+			  (unsigned)cpus[0].hwid, (unsigned)self);
 	cpus[0].state = CPU_ONLINE;
 
 	scu = fdt_find_compatible(fdt, -1, "arm,cortex-a9-scu");
-	if (scu >= 0 && fdt_reg(fdt, scu, 0, &base, &size) == 0)
-		scu_base = (uintptr_t)base;
+	if (scu >= 0 && fdt_node_enabled(fdt, scu))
+		scu_base = dt_mmio(fdt, scu, 0, NULL);
 }
 
 int smp_nr_cpus(void)
@@ -137,6 +146,8 @@ void smp_boot_secondaries(unsigned int timeout_ms)
 
 	scu_enable();
 	dcache_clean_range(boot_cpu_hwid, sizeof(boot_cpu_hwid));
+	boot_gicc_phys = gic_cpu_interface_base();
+	dcache_clean_range(&boot_gicc_phys, sizeof(boot_gicc_phys));
 	for (int i = 1; i < nr_cpus; i++) {
 		struct cpu_info *c = &cpus[i];
 

@@ -2,12 +2,14 @@
  * Cortex-A9 MPCore timers: the 64-bit global timer is the clock (shared by
  * all CPUs), the private TWD timer of each CPU is its one-shot event timer.
  * Both run at PERIPHCLK, taken from the nodes' "clocks" (a fixed-clock) or
- * "clock-frequency". The TWD is 32-bit: a far deadline is clamped and the
+ * "clock-frequency", else measured (Linux's DTs give none). The TWD is 32-bit: a far deadline is clamped and the
  * event handler re-arms (it sees that the deadline has not passed).
  */
 #include "drivers/timer.h"
 
 #include "arch/arm.h"
+#include "drivers/dt.h"
+#include "drivers/vexpress.h"
 #include "kernel/fdt.h"
 #include "kernel/printk.h"
 
@@ -73,28 +75,68 @@ static int node_clock_hz(const struct fdt *fdt, int node, uint32_t *hz)
 	return -1;
 }
 
+/* Offsets in the A9's private memory region (PERIPHBASE), fixed by the A9 MPCore TRM. */
+#define PRIV_GT_OFFSET  0x200
+#define PRIV_TWD_OFFSET 0x600
+#define CALIBRATE_24MHZ_TICKS 240000u	/* 10 ms */
+
+static int first_enabled(const struct fdt *fdt, const char *compat)
+{
+	int node = -1;
+
+	do
+		node = fdt_find_compatible(fdt, node, compat);
+	while (node >= 0 && !fdt_node_enabled(fdt, node));
+	return node;
+}
+
+/*
+ * PERIPHCLK measured against the motherboard's 24 MHz counter, for DTs
+ * that give the timers no clock (Linux's: its TWD driver calibrates too).
+ * Rounded to 10 kHz: 10 ms leaves a few ticks of uncertainty.
+ */
+static int calibrate_hz(uint32_t *hz)
+{
+	uint32_t c0, g0, g1;
+
+	if (!vexpress_sysreg_present())
+		return -1;
+	c0 = vexpress_read_24mhz();
+	g0 = mmio_read32(gt_base);
+	while (vexpress_read_24mhz() - c0 < CALIBRATE_24MHZ_TICKS)
+		;
+	g1 = mmio_read32(gt_base);
+	*hz = (uint32_t)(((uint64_t)(g1 - g0) * (24000000u / CALIBRATE_24MHZ_TICKS) + 5000) / 10000 * 10000);
+	return *hz ? 0 : -1;
+}
+
 int a9_timer_probe(const struct fdt *fdt, struct timer_ops *ops)
 {
-	int gt = fdt_find_compatible(fdt, -1, "arm,cortex-a9-global-timer");
-	int twd = fdt_find_compatible(fdt, -1, "arm,cortex-a9-twd-timer");
-	uint64_t a, size;
+	int gt = first_enabled(fdt, "arm,cortex-a9-global-timer");
+	int twd = first_enabled(fdt, "arm,cortex-a9-twd-timer");
 	uint32_t hz;
 
-	if (gt < 0 || twd < 0)
+	if (twd < 0)
 		return -1;
-	if (fdt_reg(fdt, gt, 0, &a, &size) != 0)
-		return -1;
-	gt_base = (uintptr_t)a;
-	if (fdt_reg(fdt, twd, 0, &a, &size) != 0 || fdt_irq(fdt, twd, 0, &ops->irq) != 0)
-		return -1;
-	twd_base = (uintptr_t)a;
-	if (node_clock_hz(fdt, gt, &hz) != 0) {
-		kprintf("timer: %s: no clock-frequency or fixed-clock; cannot time\n",
-			fdt_node_name(fdt, gt));
-		return -1;
+	twd_base = dt_mmio(fdt, twd, 0, NULL);
+	ops->irq = dt_irq(fdt, twd, 0);
+	if (gt >= 0) {
+		gt_base = dt_mmio(fdt, gt, 0, NULL);
+	} else {
+		/* Linux's CoreTile DTs describe the TWD only; the global timer sits beside it. */
+		gt_base = twd_base - PRIV_TWD_OFFSET + PRIV_GT_OFFSET;
+		kprintf("timer: no arm,cortex-a9-global-timer node; using the one at 0x%08x beside %s\n",
+			(unsigned)gt_base, fdt_node_name(fdt, twd));
 	}
 	/* Start the global timer if the boot loader did not (prescaler 0). */
 	mmio_write32(gt_base + GT_CTRL, GT_CTRL_ENABLE);
+	if (node_clock_hz(fdt, gt >= 0 ? gt : twd, &hz) != 0) {
+		if (calibrate_hz(&hz) != 0)
+			dt_panicf(fdt, gt >= 0 ? gt : twd, "clocks",
+				  "no clock-frequency or fixed clock, and no arm,vexpress-sysreg 24 MHz counter to measure it");
+		kprintf("timer: %s has no clock; measured %u Hz against the 24 MHz counter\n",
+			fdt_node_name(fdt, gt >= 0 ? gt : twd), (unsigned)hz);
+	}
 	ops->name = "arm,cortex-a9-global-timer + twd";
 	ops->freq_hz = hz;
 	ops->counter_mmio = gt_base;

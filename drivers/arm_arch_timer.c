@@ -9,6 +9,7 @@
 #include "drivers/timer.h"
 
 #include "arch/arm.h"
+#include "drivers/dt.h"
 #include "kernel/fdt.h"
 #include "kernel/printk.h"
 
@@ -48,11 +49,7 @@ int arch_timer_probe(const struct fdt *fdt, struct timer_ops *ops)
 
 	if (node < 0)
 		return -1;
-	if (fdt_irq(fdt, node, 2, &ops->irq) != 0) {
-		kprintf("timer: %s lacks the virtual timer interrupt (entry 2)\n",
-			fdt_node_name(fdt, node));
-		return -1;
-	}
+	ops->irq = dt_irq(fdt, node, 2);	/* entry 2: the virtual timer */
 	if (fdt_prop_u32(fdt, node, "clock-frequency", &freq) != 0)
 		__asm__ volatile("mrc p15, 0, %0, c14, c0, 0" : "=r"(freq));
 	ops->name = "arm,armv7-timer (virtual)";

@@ -13,6 +13,7 @@
 
 #include "arch/barrier.h"
 #include "arch/spinlock.h"
+#include "drivers/dt.h"
 #include "drivers/gic.h"
 #include "drivers/pl011.h"
 #include "kernel/fdt.h"
@@ -129,50 +130,47 @@ unsigned long console_rx_dropped(void)
 	return rx_dropped;
 }
 
-/* stdout-path = "serial0:38400n8" or "/path/to/uart[:opts]". */
-static int stdout_node(const struct fdt *fdt)
+/* First enabled PL011 of the DT, or -1. */
+static int first_pl011(const struct fdt *fdt)
 {
-	int chosen = fdt_path(fdt, "/chosen");
-	const char *path = chosen >= 0 ? fdt_prop_string(fdt, chosen, "stdout-path") : NULL;
-	char name[64];
-	size_t n;
+	int node = -1;
 
-	if (!path)
-		return -1;
-	n = strcspn(path, ":");
-	if (n == 0 || n >= sizeof(name))
-		return -1;
-	memcpy(name, path, n);
-	name[n] = '\0';
-	if (name[0] != '/') {
-		int aliases = fdt_path(fdt, "/aliases");
-		const char *target = aliases >= 0 ? fdt_prop_string(fdt, aliases, name) : NULL;
-
-		return target ? fdt_path(fdt, target) : -1;
-	}
-	return fdt_path(fdt, name);
+	do
+		node = fdt_find_compatible(fdt, node, "arm,pl011");
+	while (node >= 0 && !fdt_node_enabled(fdt, node));
+	return node;
 }
 
+/*
+ * The console is what /chosen/stdout-path names (path, alias, options,
+ * phandle: kernel/lib/fdt_addr.c). Without one, Linux's ttyAMA0: the
+ * serial0 alias, else the first enabled PL011. Anything else unusable
+ * panics, naming the node and property, on the early UART.
+ */
 int console_init_dt(const struct fdt *fdt)
 {
-	int node = stdout_node(fdt);
-	uint64_t base, size;
+	struct fdt_fault f;
+	int node = fdt_stdout_node(fdt, &f);
 
-	if (node < 0 || !fdt_is_compatible(fdt, node, "arm,pl011"))
-		node = fdt_find_compatible(fdt, -1, "arm,pl011");
-	if (node < 0) {
-		kprintf("console: no arm,pl011 in the DT; keeping the early UART\n");
-		return -1;
+	if (node == FDT_ENOTFOUND) {
+		int chosen = fdt_path(fdt, "/chosen");
+
+		node = fdt_alias(fdt, "serial0");
+		if (node < 0 || !fdt_is_compatible(fdt, node, "arm,pl011") || !fdt_node_enabled(fdt, node))
+			node = first_pl011(fdt);
+		if (node < 0)
+			dt_panicf(fdt, chosen >= 0 ? chosen : fdt_root(fdt), "stdout-path",
+				  "missing, and no enabled arm,pl011 node to use instead");
+	} else if (node < 0) {
+		dt_panic(fdt, &f);
 	}
-	if (fdt_reg(fdt, node, 0, &base, &size) != 0) {
-		kprintf("console: %s has no usable reg; keeping the early UART\n",
-			fdt_node_name(fdt, node));
-		return -1;
-	}
-	if (fdt_irq(fdt, node, 0, &uart_irq) != 0)
-		uart_irq = 0;
-	pl011_init((uintptr_t)base);
-	uart_base = (uintptr_t)base;
+	if (!fdt_is_compatible(fdt, node, "arm,pl011"))
+		dt_panicf(fdt, node, "compatible", "not arm,pl011, the only console the kernel drives");
+	if (!fdt_node_enabled(fdt, node))
+		dt_panicf(fdt, node, "status", "\"%s\": the console is disabled", fdt_prop_string(fdt, node, "status"));
+	uart_base = dt_mmio(fdt, node, 0, NULL);
+	uart_irq = fdt_has_prop(fdt, node, "interrupts") ? dt_irq(fdt, node, 0) : 0;
+	pl011_init(uart_base);
 	return 0;
 }
 

@@ -11,6 +11,7 @@
 
 #include "arch/arm.h"
 #include "arch/cpu.h"
+#include "drivers/dt.h"
 #include "kernel/fdt.h"
 #include "kernel/panic.h"
 #include "kernel/printk.h"
@@ -52,17 +53,15 @@ static struct irq_desc irq_table[GIC_MAX_IRQS];
 int gic_init_dt(const struct fdt *fdt)
 {
 	int node = -1;
-	uint64_t d, c, size;
 
 	for (unsigned i = 0; i < sizeof(gic_compat) / sizeof(gic_compat[0]) && node < 0; i++)
 		node = fdt_find_compatible(fdt, -1, gic_compat[i]);
 	if (node < 0)
-		panic("gic: no interrupt controller compatible with arm,cortex-a9-gic, arm,cortex-a15-gic or arm,gic-400 in the DT");
-	if (fdt_reg(fdt, node, 0, &d, &size) || fdt_reg(fdt, node, 1, &c, &size))
-		panic("gic: %s needs two reg entries (distributor, CPU interface)",
-		      fdt_node_name(fdt, node));
-	gicd = (uintptr_t)d;
-	gicc = (uintptr_t)c;
+		dt_panicf(fdt, fdt_root(fdt), "compatible",
+			  "no node is arm,cortex-a9-gic, arm,cortex-a15-gic or arm,gic-400: no interrupt controller");
+	/* reg: distributor, then CPU interface. */
+	gicd = dt_mmio(fdt, node, 0, NULL);
+	gicc = dt_mmio(fdt, node, 1, NULL);
 
 	nr_irqs = 32 * ((mmio_read32(gicd + GICD_TYPER) & 0x1f) + 1);
 	if (nr_irqs > GIC_MAX_IRQS)
@@ -203,6 +202,11 @@ void gic_handle_irq(void)
  * power controller as wake-up requests (TC2: nIRQOUT to the SPC). Only the
  * enable bits (Group 0/1) are cleared; the bypass-disable bits stay.
  */
+uintptr_t gic_cpu_interface_base(void)
+{
+	return gicc;
+}
+
 void gic_cpu_if_down(void)
 {
 	mmio_write32(gicc + GICC_CTLR, mmio_read32(gicc + GICC_CTLR) & ~0x3u);

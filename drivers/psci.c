@@ -56,6 +56,12 @@ int psci_init_dt(const struct fdt *fdt)
 	return 0;
 }
 
+void psci_fallback_hvc(void)
+{
+	if (method == PSCI_NONE)
+		method = PSCI_HVC;
+}
+
 bool psci_present(void)
 {
 	return method != PSCI_NONE;

@@ -5,6 +5,7 @@
 #include "drivers/timer.h"
 
 #include "arch/arm.h"
+#include "drivers/dt.h"
 #include "drivers/gic.h"
 #include "kernel/fdt.h"
 #include "kernel/panic.h"
@@ -31,7 +32,8 @@ static void timer_irq(uint32_t irq, void *arg)
 int timer_init_dt(const struct fdt *fdt)
 {
 	if (arch_timer_probe(fdt, &timer) != 0 && a9_timer_probe(fdt, &timer) != 0)
-		panic("timer: no arm,armv7-timer and no arm,cortex-a9-global-timer + arm,cortex-a9-twd-timer in the DT");
+		dt_panicf(fdt, fdt_root(fdt), "compatible",
+			  "no node is arm,armv7-timer or arm,cortex-a9-twd-timer: no timer");
 	clk.counter_mmio = timer.counter_mmio;
 	if (clock_conv_init(&clk.conv, timer.freq_hz) != 0)
 		panic("timer: %s frequency %u Hz is outside 4 MHz..1 GHz", timer.name,

@@ -64,6 +64,7 @@ struct meter {
 static struct meter meters[ENERGY_METER_MAX];
 static int nr_meters;
 static bool meters_ok;
+static int nr_unassigned;	/* nodes without the project's cluster cell (Linux's DTs) */
 static spinlock_t meter_lock = SPINLOCK_INIT;
 
 static const char *kind_compat(enum meter_kind k)
@@ -106,6 +107,10 @@ static void parse_node(const struct fdt *fdt, int node, enum meter_kind kind)
 	struct meter *m = NULL;
 	int len;
 
+	if (!fdt_has_prop(fdt, node, "cluster")) {
+		nr_unassigned++;	/* reported once, by energy_meter_init_dt() */
+		return;
+	}
 	if (!fdt_getprop(fdt, node, PROP_FUNC, &len)) {
 		kprintf("energy: %s (%s): no %s property; meter skipped\n", name, kind_compat(kind), PROP_FUNC);
 		return;
@@ -226,6 +231,7 @@ int energy_meter_init_dt(const struct fdt *fdt)
 	int err = SYS_CFG_OK, bad_func = 0, with_energy = 0;
 
 	nr_meters = 0;
+	nr_unassigned = 0;
 	meters_ok = false;
 	/* DT order decides the meter numbering (energy and power nodes alike). */
 	for (int node = fdt_next_node(fdt, fdt_root(fdt)); node >= 0; node = fdt_next_node(fdt, node)) {
@@ -236,6 +242,9 @@ int energy_meter_init_dt(const struct fdt *fdt)
 		else if (fdt_is_compatible(fdt, node, "arm,vexpress-power"))
 			parse_node(fdt, node, KIND_POWER);
 	}
+	if (nr_unassigned)
+		kprintf("energy: %d arm,vexpress-energy/power node(s) without a cluster cell (Linux's binding): not used as meters\n",
+			nr_unassigned);
 	for (int i = 0; i < nr_meters; i++)
 		with_energy += meters[i].energy_dev >= 0;
 	if (with_energy == 0) {

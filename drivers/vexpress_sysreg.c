@@ -8,12 +8,14 @@
 #include "drivers/vexpress.h"
 
 #include "arch/arm.h"
+#include "drivers/dt.h"
 #include "drivers/timer.h"
 #include "kernel/fdt.h"
 #include "kernel/time.h"
 
 #define SYS_FLAGSSET  0x30
 #define SYS_FLAGSCLR  0x34
+#define SYS_24MHZ     0x5c
 #define SYS_CFGDATA   0xa0
 #define SYS_CFGCTRL   0xa4
 #define SYS_CFGSTAT   0xa8
@@ -29,17 +31,37 @@ static uintptr_t sysreg;
 int vexpress_sysreg_init_dt(const struct fdt *fdt)
 {
 	int node = fdt_find_compatible(fdt, -1, "arm,vexpress-sysreg");
-	uint64_t base, size;
 
-	if (node < 0 || fdt_reg(fdt, node, 0, &base, &size) != 0)
+	if (node < 0 || !fdt_node_enabled(fdt, node))
 		return SYS_CFG_ENODEV;
-	sysreg = (uintptr_t)base;
+	sysreg = dt_mmio(fdt, node, 0, NULL);
 	return 0;
+}
+
+void vexpress_sysreg_fallback(uintptr_t base)
+{
+	if (!sysreg)
+		sysreg = base;
+}
+
+void sys_cfg_write_nowait(enum sys_cfg_func func)
+{
+	mmio_write32(sysreg + SYS_CFGDATA, 0);
+	mmio_write32(sysreg + SYS_CFGSTAT, 0);
+	mmio_write32(sysreg + SYS_CFGCTRL, CFGCTRL_START | CFGCTRL_WRITE | ((uint32_t)(func & 0x3f) << 20));
+	for (int spin = 0; spin < 10000000; spin++)
+		if (mmio_read32(sysreg + SYS_CFGSTAT) & (CFGSTAT_COMPLETE | CFGSTAT_ERROR))
+			break;
 }
 
 bool vexpress_sysreg_present(void)
 {
 	return sysreg != 0;
+}
+
+uint32_t vexpress_read_24mhz(void)
+{
+	return mmio_read32(sysreg + SYS_24MHZ);
 }
 
 void vexpress_set_flags(uint32_t entry)

@@ -63,7 +63,29 @@ FUZZ_OPTS_cmdline       := -dict=tests/fuzz/shell.dict
 FUZZ_OPTS_format        := -dict=tests/fuzz/format.dict
 FUZZ_OPTS_pelt_tool     := -dict=tests/fuzz/pelt_tool.dict
 
-FUZZ_HDRS := $(HDRS) tests/fuzz/fuzz.h $(wildcard tools/*.c)
+FUZZ_HDRS := $(HDRS) tests/fuzz/fuzz.h tests/fuzz/fdt_ref.h $(wildcard tools/*.c)
+# fdt is compared with libfdt (libfdt-dev, tests/fuzz/fdt_ref.c). libfdt's
+# function names are ours too (fdt_getprop, fdt_next_node, ...), and a program
+# holding both would bind libfdt's internal calls to ours: link a copy of
+# libfdt.a whose every fdt_* symbol is renamed ref_fdt_* instead, and compile
+# fdt_ref.c with the same renaming (rename.h, generated from the same list).
+LIBFDT_A     := $(shell $(HOST_CC) -print-file-name=libfdt.a)
+FUZZ_REF_DIR := $(FUZZ_OUT)/libfdt-ref
+$(FUZZ_REF_DIR)/libfdt-ref.a $(FUZZ_REF_DIR)/rename.h &: $(LIBFDT_A)
+	@mkdir -p $(FUZZ_REF_DIR)
+	@test -f $(LIBFDT_A) || { echo "fuzz: libfdt.a missing: apt-get install libfdt-dev (tools/ensure-deps.sh)" >&2; exit 1; }
+	nm -g --defined-only $(LIBFDT_A) | awk 'NF == 3 && $$3 ~ /^fdt_/ { print $$3, "ref_" $$3 }' | sort -u \
+	  > $(FUZZ_REF_DIR)/syms
+	objcopy --redefine-syms=$(FUZZ_REF_DIR)/syms $(LIBFDT_A) $(FUZZ_REF_DIR)/libfdt-ref.a
+	awk '{ print "#define", $$1, $$2 }' $(FUZZ_REF_DIR)/syms > $(FUZZ_REF_DIR)/rename.h
+$(FUZZ_OUT)/regress/fdt_ref.o: tests/fuzz/fdt_ref.c tests/fuzz/fdt_ref.h $(FUZZ_REF_DIR)/rename.h
+	@mkdir -p $(@D)
+	$(HOST_CC) $(FUZZ_GCC_CFLAGS) -include $(FUZZ_REF_DIR)/rename.h -c -o $@ $<
+$(FUZZ_OUT)/libfuzzer/fdt_ref.o: tests/fuzz/fdt_ref.c tests/fuzz/fdt_ref.h $(FUZZ_REF_DIR)/rename.h | fuzz-deps
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=address,undefined -include $(FUZZ_REF_DIR)/rename.h -c -o $@ $<
+FUZZ_LINK_regress_fdt   := $(FUZZ_OUT)/regress/fdt_ref.o $(FUZZ_REF_DIR)/libfdt-ref.a
+FUZZ_LINK_libfuzzer_fdt := $(FUZZ_OUT)/libfuzzer/fdt_ref.o $(FUZZ_REF_DIR)/libfdt-ref.a
 
 # ------------------------------------------------- libFuzzer builds (clang)
 # The kernel core with coverage + ASan + UBSan, once per CONFIG_NR_CPUS.
@@ -100,14 +122,17 @@ $(FUZZ_OUT)/regress/regress_main.o: tests/fuzz/regress_main.c tests/fuzz/fuzz.h
 	$(HOST_CC) $(FUZZ_GCC_CFLAGS) -c -o $@ $<
 
 define fuzz_target_rules
-$(FUZZ_OUT)/libfuzzer/$(1): $(call fuzz_src,$(1)) $(FUZZ_OUT)/clang-$(call fuzz_nr,$(1))/libkcore.a $(FUZZ_HDRS) | fuzz-deps
+$(FUZZ_OUT)/libfuzzer/$(1): $(call fuzz_src,$(1)) $(FUZZ_OUT)/clang-$(call fuzz_nr,$(1))/libkcore.a $(FUZZ_HDRS) \
+		$(FUZZ_LINK_libfuzzer_$(1)) | fuzz-deps
 	@mkdir -p $$(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -Werror -DCONFIG_NR_CPUS=$(call fuzz_nr,$(1)) \
-	  -fsanitize=fuzzer,address,undefined -o $$@ $$< $(FUZZ_OUT)/clang-$(call fuzz_nr,$(1))/libkcore.a -lm
+	  -fsanitize=fuzzer,address,undefined -o $$@ $$< $(FUZZ_LINK_libfuzzer_$(1)) \
+	  $(FUZZ_OUT)/clang-$(call fuzz_nr,$(1))/libkcore.a -lm
 $(FUZZ_OUT)/regress/$(1).o: $(call fuzz_src,$(1)) $(FUZZ_HDRS)
 	@mkdir -p $$(@D)
 	$(HOST_CC) $(FUZZ_GCC_CFLAGS) -DCONFIG_NR_CPUS=$(call fuzz_nr,$(1)) -c -o $$@ $$<
-$(FUZZ_OUT)/regress/$(1): $(FUZZ_OUT)/regress/$(1).o $(FUZZ_OUT)/regress/regress_main.o $(call fuzz_gcc_lib,$(1))
+$(FUZZ_OUT)/regress/$(1): $(FUZZ_OUT)/regress/$(1).o $(FUZZ_OUT)/regress/regress_main.o $(call fuzz_gcc_lib,$(1)) \
+		$(FUZZ_LINK_regress_$(1))
 	$(HOST_CC) $(SAN_FLAGS) -o $$@ $$^ -lm -lpthread
 endef
 $(foreach t,$(FUZZ_C),$(eval $(call fuzz_target_rules,$(t))))

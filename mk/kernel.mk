@@ -20,7 +20,9 @@ WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 CFLAGS := -mcpu=$(BOARD_CPU) -marm -mfpu=vfpv3-d16 -mfloat-abi=hard \
 	-O2 -flto=auto -ffat-lto-objects -g -std=gnu11 $(WARN) -fno-common -ffunction-sections -fdata-sections \
 	-fomit-frame-pointer -funwind-tables -Iinclude -I. -DCONFIG_NR_CPUS=8 \
-	-DBOARD_NAME='"$(BOARD)"' -DBOARD_EARLY_UART=$(BOARD_EARLY_UART)
+	-DBOARD_NAME='"$(BOARD)"' -DBOARD_EARLY_UART=$(BOARD_EARLY_UART) \
+	$(if $(BOARD_EARLY_SYSREG),-DBOARD_EARLY_SYSREG=$(BOARD_EARLY_SYSREG)) \
+	$(if $(filter hvc,$(BOARD_EARLY_PSCI)),-DBOARD_EARLY_PSCI_HVC)
 # Per-board tuning (board.mk); EXTRA_CFLAGS for experiments from the command line.
 CFLAGS += $(BOARD_CFLAGS) $(EXTRA_CFLAGS)
 ifeq ($(DEBUG),1)

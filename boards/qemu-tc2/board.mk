@@ -7,6 +7,8 @@ BOARD_CPU        := cortex-a15
 BOARD_CFLAGS     := -mtune=cortex-a7
 BOARD_LDS        := linker/virt.ld
 BOARD_EARLY_UART := 0x09000000
+# PSCI conduit for a panic's power-off when the DT's psci node is unusable (panic=poweroff).
+BOARD_EARLY_PSCI := hvc
 QEMU_MACHINE     := virt,highmem=off
 QEMU_CPU         := cortex-a15
 QEMU_SMP         := 5

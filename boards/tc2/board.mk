@@ -8,5 +8,7 @@ BOARD_CPU        := cortex-a15
 BOARD_CFLAGS     := -mtune=cortex-a7
 BOARD_LDS        := linker/vexpress-rs1.ld
 BOARD_EARLY_UART := 0x1c090000
+# Sysregs for a panic's power-off when the DT's are unusable (panic=poweroff).
+BOARD_EARLY_SYSREG := 0x1c010000
 QEMU_MACHINE     :=
 SERIAL_BAUD      := 38400

@@ -41,6 +41,8 @@ struct gic_cpu_state {
 };
 /* Stop the CPU interface signalling IRQs to this core (it still wakes it through the power controller). */
 void gic_cpu_if_down(void);
+/* The CPU interface's physical base (identity-mapped). */
+uintptr_t gic_cpu_interface_base(void);
 void gic_cpu_save(struct gic_cpu_state *st);
 void gic_cpu_restore(const struct gic_cpu_state *st);
 /* Put this CPU's banked state to what a power cycle leaves (tests only). */

@@ -37,6 +37,8 @@ int psci_cpu_suspend(uint32_t power_state, uint32_t entry, uint32_t context);
 int psci_affinity_info(uint32_t target_affinity, uint32_t lowest_level);
 int psci_cpu_off(void);
 void psci_system_off(void);
+/* The board's fixed conduit (board.mk BOARD_EARLY_PSCI) when the DT named none: for panics. */
+void psci_fallback_hvc(void);
 void psci_system_reset(void);
 const char *psci_strerror(int err);
 

@@ -31,6 +31,12 @@ enum sys_cfg_err {
 
 int vexpress_sysreg_init_dt(const struct fdt *fdt);
 bool vexpress_sysreg_present(void);
+/* The board's fixed sysregs (board.mk BOARD_EARLY_SYSREG) when the DT's were not found: for panics. */
+void vexpress_sysreg_fallback(uintptr_t base);
+/* SYS_24MHZ: a free-running 24 MHz counter (32 bits). */
+uint32_t vexpress_read_24mhz(void);
+/* Start a SYS_CFG write of @func (site 0, device 0, data 0) and spin a bounded while: no clock, no lock. */
+void sys_cfg_write_nowait(enum sys_cfg_func func);
 /* Make secondaries waiting in the boot stub jump to @entry. */
 void vexpress_set_flags(uint32_t entry);
 int sys_cfg_read(enum sys_cfg_func func, unsigned site, unsigned position,

@@ -3,7 +3,9 @@
  *
  * Contract: fdt_open() validates the header and walks the whole structure
  * block once; it accepts a blob only if every token, name, property length
- * and string offset lies inside the blob and the nesting is balanced. After a
+ * and string offset lies inside the blob, the nesting is balanced and no node
+ * name holds a '/' (it would make two paths of one node) and the root has
+ * no name. After a
  * successful fdt_open() the accessors below never read outside the blob, and
  * they still check every length they rely on. On failure fdt_open() returns a
  * negative FDT_E* code and fdt->err holds a one-line message naming the
@@ -108,12 +110,48 @@ int fdt_address_cells(const struct fdt *fdt, int node);
 int fdt_size_cells(const struct fdt *fdt, int node);
 
 /*
- * Interrupt @index of @node for an ARM GIC parent (#interrupt-cells = 3:
- * type 0 = SPI, 1 = PPI; number; flags), returned as the GIC interrupt ID
- * (SPI n -> 32 + n, PPI n -> 16 + n). The interrupt parent is found through
- * "interrupt-parent" on the node or its ancestors.
+ * Why a lookup failed, for the boot panic line "<node path>: <prop>: <what>"
+ * (the *_fault functions below fill it; NULL is allowed).
  */
+struct fdt_fault {
+	int node;
+	const char *prop;
+	char what[112];
+};
+
+/* Replace control characters of @s (from a blob) with '?', for a one-line message. */
+void fdt_printable(char *s);
+/* Full path of @node ("/" for the root) into @buf; its length, or -1 if cut. */
+int fdt_node_path(const struct fdt *fdt, int node, char *buf, size_t len);
+
+/*
+ * Translate @addr, an address in the bus space of @node's parent, into a CPU
+ * address through the "ranges" of every ancestor bus (empty ranges =
+ * identity; a bus without ranges is not memory-mapped: FDT_ENOTFOUND).
+ */
+int fdt_translate(const struct fdt *fdt, int node, uint64_t *addr, struct fdt_fault *f);
+/* "reg" entry @index of @node as a CPU address (fdt_reg + fdt_translate). */
+int fdt_reg_phys(const struct fdt *fdt, int node, int index, uint64_t *addr, uint64_t *size,
+		 struct fdt_fault *f);
+
+/*
+ * Interrupt @index of @node as a GIC interrupt ID (SPI n -> 32 + n, PPI n ->
+ * 16 + n). The interrupt parent is the node's "interrupt-parent", else its
+ * tree parent, up to a node with #interrupt-cells; "interrupt-map" nexus
+ * nodes (with interrupt-map-mask) are followed to the interrupt-controller,
+ * which must take 3 cells (type 0 = SPI, 1 = PPI; number; flags).
+ */
+int fdt_irq_fault(const struct fdt *fdt, int node, int index, uint32_t *irq, struct fdt_fault *f);
 int fdt_irq(const struct fdt *fdt, int node, int index, uint32_t *irq);
+
+/* The node an /aliases entry names, or -1. */
+int fdt_alias(const struct fdt *fdt, const char *name);
+/*
+ * The node /chosen/stdout-path (or linux,stdout-path) names: a path or an
+ * alias, either with ":options", or a phandle. FDT_ENOTFOUND (fault
+ * untouched) when there is none; another negative code if it names nothing.
+ */
+int fdt_stdout_node(const struct fdt *fdt, struct fdt_fault *f);
 
 /* Iterate the memory reservation map; false when @index is past its end. */
 bool fdt_reserved(const struct fdt *fdt, int index, uint64_t *addr,

@@ -15,6 +15,7 @@
 #include "kernel/energy_meter.h"
 #include "kernel/format.h"
 #include "kernel/printk.h"
+#include "kernel/sched.h"
 #include "kernel/shell.h"
 #include "kernel/warmboot.h"
 
@@ -59,8 +60,11 @@ static int cmd_idle(int argc, char **argv)
 	for (int cpu = 0; cpu < sched_topo.nr_cpus; cpu++) {
 		const struct cpu_idle *ci = cpu_idle_of(cpu);
 		char line[256];
-		int n = ksnprintf(line, sizeof(line), "idle: cpu%d busy_us=%llu", cpu, us(now.cpu_busy_ns[cpu]));
+		int n;
 
+		if (!sched_cpu_online_now(cpu))
+			continue;	/* never came online */
+		n = ksnprintf(line, sizeof(line), "idle: cpu%d busy_us=%llu", cpu, us(now.cpu_busy_ns[cpu]));
 		for (int s = 0; s < ci->nr_states && n < (int)sizeof(line); s++)
 			n += ksnprintf(line + n, sizeof(line) - (size_t)n, " %s_us=%llu %s_n=%llu", ci->states[s].name,
 				       us(now.cpu_state_ns[cpu][s]), ci->states[s].name, (unsigned long long)ci->usage[s]);
@@ -99,7 +103,8 @@ static void print_energy(void)
 	kprintf("energy: src=%s window_us=%llu total=%llu\n", energy_meter_available() ? "meter" : "model",
 		us(rep.window_ns), (unsigned long long)rep.total);
 	for (int cpu = 0; cpu < m->nr_cpus; cpu++)
-		kprintf("energy: cpu%d energy=%llu\n", cpu, (unsigned long long)rep.cpu[cpu]);
+		if (sched_cpu_online_now(cpu))
+			kprintf("energy: cpu%d energy=%llu\n", cpu, (unsigned long long)rep.cpu[cpu]);
 	for (int r = 0; r < m->nr_rails; r++)
 		kprintf("energy: cluster%d energy=%llu (rail %llu + cpus)\n", idle_rail(r)->cluster,
 			(unsigned long long)rep.cluster[r], (unsigned long long)rep.rail[r]);

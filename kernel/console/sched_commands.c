@@ -53,6 +53,8 @@ static void top_once(uint64_t *last_busy, uint64_t *last_idle)
 		uint64_t b = rq->busy_ns - last_busy[cpu], i = rq->idle_ns - last_idle[cpu];
 		uint64_t busy_pct = (b + i) ? b * 100 / (b + i) : 0;
 
+		if (!sched_cpu_online_now(cpu))
+			continue;	/* never came online: no figure */
 		last_busy[cpu] = rq->busy_ns;
 		last_idle[cpu] = rq->idle_ns;
 		kprintf("cpu%d %3u%% busy  nr_running %2u  curr %-15s ticks %llu\e[K\n", cpu,
@@ -155,8 +157,9 @@ static int run_fair(long n, long ms, const long *nice, uint32_t mask)
 	}
 	end = arch_now_ns();
 	for (int cpu = 0; cpu < sched_nr_cpus(); cpu++)
-		kprintf("fair: cpu%d busy_pct=%llu\n", cpu,
-			(unsigned long long)((cpu_busy_ns(cpu, end) - b0[cpu]) * 100 / (end - start)));
+		if (sched_cpu_online_now(cpu))
+			kprintf("fair: cpu%d busy_pct=%llu\n", cpu,
+				(unsigned long long)((cpu_busy_ns(cpu, end) - b0[cpu]) * 100 / (end - start)));
 	if (total == 0)
 		total = 1;
 	for (long i = 0; i < n; i++)
@@ -466,6 +469,8 @@ static int test_light(int argc, char **argv)
 	for (int cpu = 0; cpu < sched_nr_cpus(); cpu++) {
 		uint64_t b = cpu_busy_ns(cpu, t1) - b0[cpu];
 
+		if (!sched_cpu_online_now(cpu))
+			continue;
 		kprintf("light: cpu%d cluster=%d busy_pct=%llu.%02llu tasks=%d\n", cpu, sched_topo.cpu[cpu].cluster,
 			(unsigned long long)(b * 100 / (t1 - t0)),
 			(unsigned long long)(b * 10000 / (t1 - t0) % 100), where[cpu]);

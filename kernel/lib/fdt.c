@@ -221,6 +221,13 @@ static int check_struct(struct fdt *fdt)
 			if (++depth > FDT_MAX_DEPTH)
 				return fail(fdt, FDT_ETOODEEP, "nodes nested deeper than %d at struct offset 0x%x",
 					    FDT_MAX_DEPTH, (unsigned)off);
+			if (depth == 1 && t.name[0] != '\0')
+				return fail(fdt, FDT_EBADSTRUCT, "root node at struct offset 0x%x has a name",
+					    (unsigned)off);
+			/* A '/' in a name would make two paths of one node (libfdt's included). */
+			if (strchr(t.name, '/'))
+				return fail(fdt, FDT_EBADSTRUCT, "node name at struct offset 0x%x contains '/'",
+					    (unsigned)off);
 			break;
 		case FDT_END_NODE:
 			if (depth-- == 0)
@@ -594,43 +601,6 @@ int fdt_reg(const struct fdt *fdt, int node, int index, uint64_t *addr, uint64_t
 	p += index * entry;
 	*addr = fdt_read_cells(p, ac);
 	*size = sc ? fdt_read_cells(p + 4 * ac, sc) : 0;
-	return FDT_OK;
-}
-
-static int interrupt_parent(const struct fdt *fdt, int node)
-{
-	for (int n = node; n >= 0; n = fdt_parent(fdt, n)) {
-		uint32_t ph;
-
-		if (fdt_prop_u32(fdt, n, "interrupt-parent", &ph) == 0)
-			return fdt_node_by_phandle(fdt, ph);
-	}
-	return -1;
-}
-
-int fdt_irq(const struct fdt *fdt, int node, int index, uint32_t *irq)
-{
-	int parent = interrupt_parent(fdt, node);
-	uint32_t cells, type, num;
-	int len;
-	const uint8_t *p = fdt_getprop(fdt, node, "interrupts", &len);
-
-	if (!p)
-		return FDT_ENOTFOUND;
-	if (parent < 0 || fdt_prop_u32(fdt, parent, "#interrupt-cells", &cells) != 0 || cells != 3)
-		return FDT_EBADVALUE;
-	if (len % 12)
-		return FDT_EBADVALUE;
-	if (index < 0 || index >= len / 12)
-		return FDT_ENOTFOUND;
-	type = be32(p + 12 * index);
-	num = be32(p + 12 * index + 4);
-	if (type == 0 && num < 988)
-		*irq = 32 + num;
-	else if (type == 1 && num < 16)
-		*irq = 16 + num;
-	else
-		return FDT_EBADVALUE;
 	return FDT_OK;
 }
 

@@ -8,6 +8,7 @@
 #include "kernel/format.h"
 #include "kernel/panic.h"
 #include "kernel/printk.h"
+#include "kernel/sched.h"
 #include "kernel/timer.h"
 
 static struct energy_model model;
@@ -74,6 +75,9 @@ int energy_result_fields(char *buf, size_t size, const struct energy_snapshot *f
 	}
 	for (int cpu = 0; cpu < sched_topo.nr_cpus; cpu++) {
 		uint64_t idle = 0;
+
+		if (!sched_cpu_online_now(cpu))
+			continue;	/* never came online: no figure at all */
 
 		for (int s = 0; s < IDLE_MAX_STATES; s++)
 			idle += to->cpu_state_ns[cpu][s] - from->cpu_state_ns[cpu][s];

@@ -51,7 +51,14 @@ void idle_init_dt(const struct fdt *fdt)
 	nr_rails = idle_parse_dt(fdt, &sched_topo, cpu_idles, rails, now, err, sizeof(err));
 	if (nr_rails < 0)
 		panic("dtb: %s", err);
-	/* Secondaries are not running yet: count them as down until they arrive. */
+	/*
+	 * Secondaries are not running yet: count them as down until they
+	 * arrive, and accumulate no residency (since = never) until then, so
+	 * that a CPU that never comes online appears in no figure.
+	 */
+	for (int cpu = 0; cpu < sched_topo.nr_cpus; cpu++)
+		if (cpu != arch_cpu_id())
+			cpu_idles[cpu].since_ns = UINT64_MAX;
 	for (int r = 0; r < nr_rails; r++) {
 		rails[r].idle = rails[r].want_off = rails[r].cpus & ~(1u << arch_cpu_id());
 		rails[r].state = rails[r].idle == rails[r].cpus ? RAIL_OFF : RAIL_BUSY;

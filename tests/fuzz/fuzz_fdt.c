@@ -17,12 +17,19 @@
  *    fdt_prop_string is terminated inside the property and is in its own
  *    list; a node's phandle finds a node at or before it; the node's first
  *    compatible string finds a node at or before it; fdt_cpu_node() lists
- *    the enabled cpu nodes of /cpus in order.
+ *    the enabled cpu nodes of /cpus in order;
+ *  - the resolvers (kernel/lib/fdt_addr.c) answer or fail with a fault that
+ *    names a node and a one-line reason; fdt_node_path() spells a path that
+ *    fdt_path() finds again;
+ *  - differential: libfdt, the reference reader, accepts every blob ours
+ *    accepts and sees the same nodes, paths and property values
+ *    (tests/fuzz/fdt_ref.c; ours may refuse more).
  */
 #include <stdbool.h>
 #include <string.h>
 
 #include "kernel/fdt.h"
+#include "tests/fuzz/fdt_ref.h"
 #include "tests/fuzz/fuzz.h"
 
 #define MAX_NODES 512	/* the walk is quadratic: keep each run fast */
@@ -105,9 +112,29 @@ static void check_props(const struct ctx *c, int node)
 	(void)fdt_is_compatible(fdt, node, "arm,idle-state");
 }
 
+/* A failed resolver names a node of the tree (or -1) and says why in one line. */
+static void check_fault(const struct ctx *c, int rc, const struct fdt_fault *f)
+{
+	FUZZ_CHECK(rc == FDT_OK || rc == FDT_ENOTFOUND || rc == FDT_EBADVALUE);
+	if (rc == FDT_OK)
+		return;
+	FUZZ_CHECK(f->prop && f->prop[0]);
+	FUZZ_CHECK(f->what[0] && strnlen(f->what, sizeof(f->what)) < sizeof(f->what));
+	FUZZ_CHECK(strchr(f->what, '\n') == NULL);
+	FUZZ_CHECK(f->node >= -1);
+	for (const char *p = f->what; *p; p++)
+		FUZZ_CHECK((unsigned char)*p >= 0x20 && *p != 0x7f);
+	if (f->node >= 0) {
+		char path[512];
+
+		FUZZ_CHECK(fdt_node_path(c->fdt, f->node, path, sizeof(path)) != 0);
+	}
+}
+
 static void check_node(const struct ctx *c, int node, int root)
 {
 	const struct fdt *fdt = c->fdt;
+	struct fdt_fault fault;
 	const char *name = fdt_node_name(fdt, node);
 	int parent = fdt_parent(fdt, node);
 	uint32_t ph;
@@ -147,9 +174,20 @@ static void check_node(const struct ctx *c, int node, int root)
 		FUZZ_CHECK(rc == FDT_OK || rc == FDT_ENOTFOUND || rc == FDT_EBADVALUE);
 		if (rc == FDT_OK)
 			FUZZ_CHECK(irq >= 16 && irq < 1020);
+		check_fault(c, fdt_irq_fault(fdt, node, i, &irq, &fault), &fault);
+		check_fault(c, fdt_reg_phys(fdt, node, i, &addr, &size, &fault), &fault);
 	}
 	(void)fdt_address_cells(fdt, node);
 	(void)fdt_size_cells(fdt, node);
+	{
+		char path[512];
+		int n = fdt_node_path(fdt, node, path, sizeof(path));
+
+		FUZZ_CHECK(n != 0);
+		if (n > 0 && !strchr(fdt_node_name(fdt, node), '/'))
+			FUZZ_CHECK(path[0] == '/' && (int)strlen(path) == n);
+		FUZZ_CHECK(fdt_node_path(fdt, node, path, 1) == -1);
+	}
 
 	if (fdt_prop_u32(fdt, node, "phandle", &ph) == FDT_OK && ph != 0 && ph != 0xffffffffu) {
 		int found = fdt_node_by_phandle(fdt, ph);
@@ -261,6 +299,15 @@ static void check_tree(const struct fdt *fdt)
 		prev = n;
 	}
 	FUZZ_CHECK(fdt_cpu_node(fdt, -1) == -1);
+	{
+		struct fdt_fault f;
+		int out = fdt_stdout_node(fdt, &f);
+
+		if (out < 0 && out != FDT_ENOTFOUND)
+			check_fault(&c, out, &f);
+		FUZZ_CHECK(out < 0 || out < (int)fdt->size_struct);
+		(void)fdt_alias(fdt, "serial0");
+	}
 	(void)fdt_path(fdt, "/cpus/cpu-map");
 	(void)fdt_path(fdt, "//chosen/");
 	(void)fdt_path(fdt, "relative");
@@ -270,6 +317,55 @@ static void check_tree(const struct fdt *fdt)
 	FUZZ_CHECK(fdt_first_child(fdt, -1) == -1 && fdt_next_node(fdt, -1) == -1);
 	FUZZ_CHECK(fdt_getprop(fdt, -1, "reg", NULL) == NULL);
 	c.fdt = NULL;	/* the caller's struct fdt is on its stack */
+}
+
+static void compare_props(const struct fdt *ours, int node)
+{
+	const void *blob = ours->blob;
+	int off;
+
+	for (off = ref_first_prop(blob, node); off >= 0; off = ref_next_prop(blob, off)) {
+		const char *name = NULL;
+		int len = -1, ref_len = -1, our_len = -1;
+		const void *ref, *mine;
+
+		FUZZ_CHECK_MSG(ref_prop(blob, off, &name, &len) && name,
+			       "libfdt cannot read the property at 0x%x of node 0x%x", off, node);
+		ref = ref_getprop(blob, node, name, &ref_len);
+		mine = fdt_getprop(ours, node, name, &our_len);
+		FUZZ_CHECK_MSG(ref && mine, "node 0x%x: property \"%s\" libfdt %s, ours %s", node, name,
+			       ref ? "has" : "lacks", mine ? "has" : "lacks");
+		FUZZ_CHECK_MSG(our_len == ref_len && memcmp(mine, ref, (size_t)ref_len) == 0,
+			       "node 0x%x property \"%s\": %d bytes here, %d in libfdt, or other bytes", node, name,
+			       our_len, ref_len);
+	}
+	FUZZ_CHECK_MSG(off == -1, "libfdt's property walk of node 0x%x failed", node);
+}
+
+/* libfdt must accept what ours accepts, and see the same tree (tests/fuzz/fdt_ref.h). */
+static void compare_with_libfdt(const struct fdt *ours)
+{
+	const void *blob = ours->blob;
+	const char *why = ref_check(blob, ours->totalsize);
+	int node, mine = fdt_root(ours), n = 0;
+	static char ref_path_buf[1024], our_path[1024];
+
+	FUZZ_CHECK_MSG(why == NULL, "ours accepts a blob that libfdt's fdt_check_full refuses: %s", why);
+	for (node = ref_next_node(blob, -1); node >= 0 && n < MAX_NODES; node = ref_next_node(blob, node), n++) {
+		FUZZ_CHECK_MSG(node == mine, "depth-first order: libfdt at 0x%x, ours at 0x%x", node, mine);
+		FUZZ_CHECK_MSG(strcmp(ref_name(blob, node), fdt_node_name(ours, node)) == 0, "node 0x%x: names differ",
+			       node);
+		if (ref_path(blob, node, ref_path_buf, sizeof(ref_path_buf)) == 0 &&
+		    fdt_node_path(ours, node, our_path, sizeof(our_path)) > 0)
+			FUZZ_CHECK_MSG(strcmp(ref_path_buf, our_path) == 0, "node 0x%x: path %s here, %s in libfdt",
+				       node, our_path, ref_path_buf);
+		compare_props(ours, node);
+		mine = fdt_next_node(ours, mine);
+	}
+	if (n < MAX_NODES) {
+		FUZZ_CHECK_MSG(node == -1, "libfdt's node walk failed after %d nodes", n);
+		FUZZ_CHECK_MSG(mine == -1, "ours has a node at 0x%x after libfdt's last", mine);
+	}
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -302,6 +398,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK_MSG(rc == FDT_OK, "accepted with max_size %zu, rejected with max_size = totalsize %u: %s",
 			       size, (unsigned)total, exact.err);
 		check_tree(&exact);
+		compare_with_libfdt(&exact);
 		free(copy);
 	}
 	return 0;

@@ -1954,3 +1954,216 @@ KT_CASE(board_dtbs_cpus_and_clusters)
 	if (!checked)
 		printf("# skip: no board DTB could be loaded\n");
 }
+
+/* ------------------------------------------------ standard resolution (kernel/lib/fdt_addr.c) */
+
+/* Linux's own DTs of the boards (build/dts/linux, `make host`): what the kernel needs from each. */
+KT_CASE(linux_dts_resolve_console_gic_sysreg_timer)
+{
+	static const struct {
+		const char *name, *uart_path;
+		uint64_t uart, sysreg, gicd;
+		uint32_t timer_irq;
+		const char *timer;
+		int timer_index;
+	} dts[] = {
+		{ "mainline/vexpress-v2p-ca9", "/bus@40000000/motherboard-bus@40000000/iofpga@7,00000000/serial@9000",
+		  0x10009000, 0x10000000, 0x1e001000, 29, "arm,cortex-a9-twd-timer", 0 },
+		{ "v4.14/vexpress-v2p-ca9", "/smb@4000000/motherboard/iofpga@7,00000000/uart@9000",
+		  0x10009000, 0x10000000, 0x1e001000, 29, "arm,cortex-a9-twd-timer", 0 },
+		{ "mainline/vexpress-v2p-ca15-tc1", "/bus@8000000/motherboard-bus@8000000/iofpga-bus@300000000/serial@90000",
+		  0x1c090000, 0x1c010000, 0x2c001000, 27, "arm,armv7-timer", 2 },
+		{ "v4.14/vexpress-v2p-ca15-tc1", NULL, 0x1c090000, 0x1c010000, 0x2c001000, 27, "arm,armv7-timer", 2 },
+		{ "mainline/vexpress-v2p-ca15_a7", NULL, 0x1c090000, 0x1c010000, 0x2c001000, 27, "arm,armv7-timer", 2 },
+		{ "v4.14/vexpress-v2p-ca15_a7", NULL, 0x1c090000, 0x1c010000, 0x2c001000, 27, "arm,armv7-timer", 2 },
+	};
+
+	for (size_t i = 0; i < sizeof(dts) / sizeof(dts[0]); i++) {
+		char path[PATH_MAX + 64], node_path[256];
+		struct blob b;
+		struct fdt f;
+		struct fdt_fault fault;
+		uint64_t addr, size;
+		uint32_t irq = 0;
+		int uart, node;
+
+		snprintf(path, sizeof(path), "%s/build/dts/linux/%s.dtb", root_dir(), dts[i].name);
+		KT_ASSERT_MSG(read_whole(path, &b), "%s missing: make host builds it", path);
+		KT_ASSERT_MSG(fdt_open(&f, b.p, b.n) == FDT_OK, "%s: %s", dts[i].name, f.err);
+		/* stdout-path (a path, "serial0:38400n8", or none: then the serial0 alias). */
+		uart = fdt_stdout_node(&f, &fault);
+		if (uart == FDT_ENOTFOUND)
+			uart = fdt_alias(&f, "serial0");
+		KT_ASSERT_MSG(uart >= 0, "%s: no console", dts[i].name);
+		KT_ASSERT(fdt_is_compatible(&f, uart, "arm,pl011"));
+		KT_ASSERT_MSG(fdt_reg_phys(&f, uart, 0, &addr, &size, &fault) == FDT_OK, "%s: %s: %s", dts[i].name,
+			      fault.prop, fault.what);
+		KT_ASSERT_MSG(addr == dts[i].uart && size == 0x1000, "%s: uart at 0x%llx", dts[i].name,
+			      (unsigned long long)addr);
+		KT_ASSERT_MSG(fdt_irq_fault(&f, uart, 0, &irq, &fault) == FDT_OK, "%s: %s: %s", dts[i].name, fault.prop,
+			      fault.what);
+		KT_ASSERT_EQ(irq, 37);	/* SPI 5 through the motherboard's interrupt-map */
+		if (dts[i].uart_path) {
+			KT_ASSERT(fdt_node_path(&f, uart, node_path, sizeof(node_path)) > 0);
+			KT_ASSERT_MSG(strcmp(node_path, dts[i].uart_path) == 0, "%s", node_path);
+			KT_ASSERT_EQ(fdt_path(&f, node_path), uart);
+		}
+		node = fdt_find_compatible(&f, -1, "arm,vexpress-sysreg");
+		KT_ASSERT(node >= 0 && fdt_reg_phys(&f, node, 0, &addr, &size, &fault) == FDT_OK);
+		KT_ASSERT_EQ(addr, dts[i].sysreg);
+		node = fdt_find_compatible(&f, -1, "arm,cortex-a9-gic");
+		KT_ASSERT(node >= 0 && fdt_reg_phys(&f, node, 0, &addr, &size, &fault) == FDT_OK);
+		KT_ASSERT_EQ(addr, dts[i].gicd);
+		node = fdt_find_compatible(&f, -1, dts[i].timer);
+		KT_ASSERT(node >= 0 && fdt_irq_fault(&f, node, dts[i].timer_index, &irq, &fault) == FDT_OK);
+		KT_ASSERT_EQ(irq, dts[i].timer_irq);
+		/* A cpu's reg is no CPU address: /cpus has no ranges. */
+		KT_ASSERT_EQ(fdt_reg_phys(&f, fdt_cpu_node(&f, 0), 0, &addr, &size, &fault), FDT_ENOTFOUND);
+		KT_ASSERT(strcmp(fault.prop, "ranges") == 0 && fault.node == fdt_path(&f, "/cpus"));
+		blob_free(&b);
+	}
+}
+
+/* One blob per stdout-path form: path, alias with options, phandle, and what names nothing. */
+KT_CASE(built_stdout_path_forms)
+{
+	static const struct {
+		const char *str;	/* NULL: the phandle form */
+		uint32_t phandle;
+		int want_uart;		/* 1: uart@1000, 2: uart@2000, 0: a fault */
+		const char *what;
+	} forms[] = {
+		{ "/uart@2000", 0, 2, NULL },
+		{ "/uart@2000:115200n8", 0, 2, NULL },
+		{ "serial1:38400n8", 0, 1, NULL },
+		{ "serial1", 0, 1, NULL },
+		{ NULL, 7, 2, NULL },
+		{ NULL, 9, 0, "phandle 0x9 names no node" },
+		{ "serial9", 0, 0, "\"serial9\" is no alias of /aliases naming a node" },
+		{ "/nowhere", 0, 0, "\"/nowhere\" names no node" },
+		{ ":9600", 0, 0, "\":9600\": no path or alias before the options" },
+	};
+
+	for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
+		struct fb fb;
+		struct blob b;
+		struct fdt f;
+		struct fdt_fault fault = { 0 };
+		int rc;
+
+		fb_init(&fb);
+		fb_begin(&fb, "");
+		FB_CELLS(&fb, "#address-cells", 1);
+		FB_CELLS(&fb, "#size-cells", 1);
+		fb_begin(&fb, "chosen");
+		if (forms[i].str)
+			fb_prop_str(&fb, "stdout-path", forms[i].str);
+		else
+			FB_CELLS(&fb, "stdout-path", forms[i].phandle);
+		fb_end_node(&fb);
+		fb_begin(&fb, "aliases");
+		fb_prop_str(&fb, "serial1", "/uart@1000");
+		fb_end_node(&fb);
+		fb_begin(&fb, "uart@1000");
+		FB_CELLS(&fb, "reg", 0x1000, 0x100);
+		fb_end_node(&fb);
+		fb_begin(&fb, "uart@2000");
+		FB_CELLS(&fb, "reg", 0x2000, 0x100);
+		FB_CELLS(&fb, "phandle", 7);
+		fb_end_node(&fb);
+		fb_end_node(&fb);
+		fb_u32(&fb, TOK_END);
+		b = fb_blob(&fb);
+		KT_ASSERT_MSG(fdt_open(&f, b.p, b.n) == FDT_OK, "%s", f.err);
+		rc = fdt_stdout_node(&f, &fault);
+		if (forms[i].want_uart) {
+			KT_ASSERT_MSG(rc == fdt_path(&f, forms[i].want_uart == 1 ? "/uart@1000" : "/uart@2000"),
+				      "form %zu: %d", i, rc);
+		} else {
+			KT_ASSERT_MSG(rc == FDT_EBADVALUE, "form %zu: %d", i, rc);
+			KT_ASSERT(fault.node == fdt_path(&f, "/chosen") && strcmp(fault.prop, "stdout-path") == 0);
+			KT_ASSERT_MSG(strcmp(fault.what, forms[i].what) == 0, "form %zu: %s", i, fault.what);
+		}
+		blob_free(&b);
+	}
+}
+
+/* ranges: nested translation, identity, a bus without ranges, an address no entry covers, a bad length. */
+KT_CASE(built_ranges_translation)
+{
+	struct fb fb;
+	struct blob b;
+	struct fdt f;
+	struct fdt_fault fault;
+	uint64_t addr, size;
+	char path[64];
+
+	fb_init(&fb);
+	fb_begin(&fb, "");
+	FB_CELLS(&fb, "#address-cells", 2);
+	FB_CELLS(&fb, "#size-cells", 2);
+	fb_begin(&fb, "bus");				/* child 1 cell -> parent 2 cells */
+	FB_CELLS(&fb, "#address-cells", 2);
+	FB_CELLS(&fb, "#size-cells", 1);
+	FB_CELLS(&fb, "ranges", 3, 0, 0, 0x1c000000, 0x4000000);
+	fb_begin(&fb, "sub");				/* chip-select 3 space -> 1 cell */
+	FB_CELLS(&fb, "#address-cells", 1);
+	FB_CELLS(&fb, "#size-cells", 1);
+	FB_CELLS(&fb, "ranges", 0, 3, 0, 0x200000);
+	fb_begin(&fb, "dev@90000");
+	FB_CELLS(&fb, "reg", 0x90000, 0x1000);
+	fb_end_node(&fb);
+	fb_begin(&fb, "far@300000");			/* outside sub's 2 MiB window */
+	FB_CELLS(&fb, "reg", 0x300000, 0x1000);
+	fb_end_node(&fb);
+	fb_end_node(&fb);
+	fb_begin(&fb, "ident");				/* empty ranges: identity */
+	FB_CELLS(&fb, "#address-cells", 2);
+	FB_CELLS(&fb, "#size-cells", 1);
+	fb_prop(&fb, "ranges", "", 0);
+	fb_begin(&fb, "x");
+	FB_CELLS(&fb, "reg", 0, 0x2c001000, 0x1000);
+	fb_end_node(&fb);
+	fb_end_node(&fb);
+	fb_end_node(&fb);
+	fb_begin(&fb, "noranges");
+	FB_CELLS(&fb, "#address-cells", 1);
+	FB_CELLS(&fb, "#size-cells", 1);
+	fb_begin(&fb, "y");
+	FB_CELLS(&fb, "reg", 0x10, 0x10);
+	fb_end_node(&fb);
+	fb_end_node(&fb);
+	fb_begin(&fb, "badranges");
+	FB_CELLS(&fb, "#address-cells", 1);
+	FB_CELLS(&fb, "#size-cells", 1);
+	FB_CELLS(&fb, "ranges", 0, 0, 0);		/* 12 bytes; entries are 16 */
+	fb_begin(&fb, "z");
+	FB_CELLS(&fb, "reg", 0x10, 0x10);
+	fb_end_node(&fb);
+	fb_end_node(&fb);
+	fb_end_node(&fb);
+	fb_u32(&fb, TOK_END);
+	b = fb_blob(&fb);
+	KT_ASSERT_MSG(fdt_open(&f, b.p, b.n) == FDT_OK, "%s", f.err);
+	KT_ASSERT_EQ(fdt_reg_phys(&f, fdt_path(&f, "/bus/sub/dev@90000"), 0, &addr, &size, &fault), FDT_OK);
+	KT_ASSERT_EQ(addr, 0x1c090000);
+	KT_ASSERT_EQ(size, 0x1000);
+	KT_ASSERT_EQ(fdt_reg_phys(&f, fdt_path(&f, "/bus/ident/x"), 0, &addr, &size, &fault), FDT_EBADVALUE);
+	KT_ASSERT(fault.node == fdt_path(&f, "/bus") && strcmp(fault.prop, "ranges") == 0);
+	KT_ASSERT_MSG(strcmp(fault.what, "no entry covers 0x2c001000 of /bus/ident/x") == 0, "%s", fault.what);
+	KT_ASSERT_EQ(fdt_reg_phys(&f, fdt_path(&f, "/bus/sub/far@300000"), 0, &addr, &size, &fault), FDT_EBADVALUE);
+	KT_ASSERT(fault.node == fdt_path(&f, "/bus/sub"));
+	KT_ASSERT_EQ(fdt_reg_phys(&f, fdt_path(&f, "/noranges/y"), 0, &addr, &size, &fault), FDT_ENOTFOUND);
+	KT_ASSERT_MSG(strcmp(fault.what, "missing, so 0x10 of /noranges/y is not a CPU address") == 0, "%s", fault.what);
+	KT_ASSERT_EQ(fdt_reg_phys(&f, fdt_path(&f, "/badranges/z"), 0, &addr, &size, &fault), FDT_EBADVALUE);
+	KT_ASSERT_MSG(strcmp(fault.what, "12 bytes is not a whole number of 4-cell (child 1, parent 2, size 1) entries") == 0,
+		      "%s", fault.what);
+	KT_ASSERT_EQ(fdt_reg_phys(&f, fdt_path(&f, "/bus/sub/dev@90000"), 1, &addr, &size, &fault), FDT_ENOTFOUND);
+	KT_ASSERT_MSG(strcmp(fault.prop, "reg") == 0 && strcmp(fault.what, "entry 1 needed, 1 present") == 0, "%s",
+		      fault.what);
+	KT_ASSERT_EQ(fdt_node_path(&f, fdt_path(&f, "/bus/sub/dev@90000"), path, sizeof(path)), 18);
+	KT_ASSERT(strcmp(path, "/bus/sub/dev@90000") == 0);
+	KT_ASSERT_EQ(fdt_node_path(&f, fdt_root(&f), path, sizeof(path)), 1);
+	KT_ASSERT_EQ(fdt_node_path(&f, fdt_path(&f, "/bus/sub/dev@90000"), path, 8), -1);
+	blob_free(&b);
+}

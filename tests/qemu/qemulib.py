@@ -43,7 +43,8 @@ def boot(board, run=None, append="", stdin_bytes=None, timeout=60, dtb=None,
     """Boot @board. @run: console commands (autorun, then poweroff).
     @stdin_bytes: bytes typed on the console after boot (sent slowly).
     @until: stop as soon as this substring appears (then QEMU is killed).
-    Returns a Run; status is QEMU's exit status (None if killed)."""
+    Returns a Run; status is the run's exit status as tools/qemu-run reports
+    it (qemu_run.PANIC_EXIT after a kernel panic; None if killed)."""
     args = append
     if run is not None:
         args = (args + " " + qemu_run.autorun_arg(run.rstrip("; ") + "; poweroff")).strip()
@@ -92,4 +93,5 @@ def boot(board, run=None, append="", stdin_bytes=None, timeout=60, dtb=None,
             p.wait()
             break
         time.sleep(0.02)
-    return Run(out.decode("utf-8", "replace"), p.returncode if not timed_out else None, timed_out)
+    status = None if timed_out else qemu_run.exit_status(p.returncode, out)
+    return Run(out.decode("utf-8", "replace"), status, timed_out)

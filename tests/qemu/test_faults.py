@@ -8,7 +8,7 @@ import os
 import re
 import subprocess
 
-from qemulib import ROOT, boot, exclusive
+from qemulib import ROOT, boot, exclusive, qemu_run
 
 # Where the shell calls a command: run_one(), or whichever function it is
 # inlined into (shell_run_script() tail-calls run_line()).
@@ -88,7 +88,7 @@ def test_task_faults_kill_only_the_task():
 
 
 def test_kernel_fault_panics_all_cpus():
-    r = boot("qemu-tc2", run="spawn 4 2000; crash kernel", timeout=60, until="stopped the other CPUs")
+    r = boot("qemu-tc2", run="spawn 4 2000; crash kernel", timeout=60)
     out = r.output
     assert re.search(r"^panic: cpu0: data abort at pc=0x[0-9a-f]{8}: translation fault \(page\) on write of "
                      r"0x[0-9a-f]{8} \(dfsr=0x[0-9a-f]+\)$", out, re.M), r
@@ -97,13 +97,15 @@ def test_kernel_fault_panics_all_cpus():
     assert re.search(r"^ stack:( [0-9a-f]{8}){8}$", out, re.M), r
     assert re.search(r"^ backtrace: [0-9a-f]{8}( [0-9a-f]{8})+$", out, re.M), r
     check_kernel_fault_backtrace(out, "qemu-tc2")
-    assert "--- halted; cpu0 stopped the other CPUs ---" in out, r
+    # panic=poweroff (tools/qemu-run's default): QEMU ends, and the run's status says panic.
+    assert "--- panic=poweroff; cpu0 stopped the other CPUs ---" in out, r
+    assert r.status == qemu_run.PANIC_EXIT, r
 
 
 def test_backtraces_name_the_call_chain_on_every_board():
     for board in ("vexpress-a9", "vexpress-a15", "qemu-tc2"):
         r = boot(board, run="crash undef; crash abort; crash overflow; crash kernel", timeout=60,
-                 until="stopped the other CPUs")
+                 append="panic=halt", until="stopped the other CPUs")
         assert "--- halted; cpu0 stopped the other CPUs ---" in r.output, (board, r)
         check_task_fault_backtraces(r.output, board)
         check_kernel_fault_backtrace(r.output, board)

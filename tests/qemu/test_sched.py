@@ -90,6 +90,8 @@ def test_cpus_that_never_arrive_get_no_tasks():
                  "stress 2 3 50")
     assert r.status == 0, r
     assert "3 of 5 CPUs online" in r.output, r
-    assert re.search(r"^fair: cpu3 busy_pct=0$", r.output, re.M) and re.search(r"^fair: cpu4 busy_pct=0$", r.output, re.M), r
-    assert re.search(r"^light: cpu3 cluster=1 busy_pct=0.00 tasks=0$", r.output, re.M), r
+    # CPUs that never came online appear in no figure; the online ones hold every task.
+    assert re.search(r"^fair: cpu2 busy_pct=\d+$", r.output, re.M), r
+    assert not re.search(r"^(fair|light): cpu[34] ", r.output, re.M), r
+    assert sum(int(n) for n in re.findall(r"^light: cpu[012] .* tasks=(\d+)$", r.output, re.M)) == 8, r
     assert "schedcheck: ok" in r.output and "lost=0" in r.output, r
