@@ -43,10 +43,10 @@ void boot_topology_report(void)
 	int n = sched_topo.nr_cpus;
 
 	/* The spec's rule gives no buddy then: say why once, rather than leave n lines of -1 to decode. */
-	if (n > 1 && sched_topo.pack != PACK_OFF && sched_topo.pack != PACK_ALL &&
+	if (n > 1 && sched_topo.policy->buddy && !sched_topo.policy->rails &&
 	    cpumask_weight(&sched_topo.rail[0]) == n)
 		kprintf("pack: %s: all %d CPUs share one power rail (%s), so nothing is packed; pack=all gives each CPU its own\n",
-			pack_mode_name(sched_topo.pack), n,
+			sched_topo.policy->name, n,
 			sched_topo.cpu[0].rail_key < 0 ? "no cpu node has power-domains" : "one power-domains node for all");
 	for (int cpu = 0; cpu < sched_topo.nr_cpus; cpu++)
 		kprintf("CPU%d packing on CPU%d\n", cpu, sched_topo.pack_buddy[cpu]);
