@@ -236,8 +236,6 @@ void stress_commands_register(void);
 /* topo, pack (kernel/console/pack_commands.c). */
 void pack_commands_register(void);
 
-/* Guard pages below the task stacks: calls @fn for each (the MMU unmaps them). */
-void task_stack_guards(void (*fn)(uintptr_t page));
 /* The task whose stack guard page holds @addr, or NULL. */
 struct task *task_of_guard(uintptr_t addr);
 /* A guard page address for fault tests: the last task slot's. */

@@ -10,9 +10,9 @@
  */
 #include <string.h>
 
+#include "arch/energy_meter.h"
 #include "kernel/cmdline.h"
 #include "kernel/energy.h"
-#include "kernel/energy_meter.h"
 #include "kernel/format.h"
 #include "kernel/printk.h"
 #include "kernel/shell.h"

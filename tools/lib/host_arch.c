@@ -14,7 +14,8 @@
 
 #include "arch/cpu.h"
 #include "arch/ipi.h"
-#include "kernel/energy_meter.h"
+#include "arch/mm.h"
+#include "arch/energy_meter.h"
 #include "kernel/panic.h"
 #include "kernel/power.h"
 #include "kernel/printk.h"
@@ -83,6 +84,13 @@ void arch_timer_program(uint64_t deadline_ns)
 void arch_send_reschedule(int cpu)
 {
 	(void)cpu;
+}
+
+/* ------------------------------------------------------------ memory: no protection */
+
+void arch_guard_page(uintptr_t addr)
+{
+	(void)addr;
 }
 
 /* ------------------------------------------------------------ power: WFI only */
