@@ -66,7 +66,7 @@ SAN_FLAGS   := -fsanitize=address,undefined -fno-omit-frame-pointer \
 	-fno-sanitize-recover=undefined -DCONFIG_SCHED_DEBUG
 # Driver files that are plain C (a register sequence behind accessors, a
 # counter's halves) are host-tested too: they join the host library.
-HOST_DRIVER_SRCS := drivers/energy_meter.c
+HOST_DRIVER_SRCS := drivers/energy_meter.c drivers/tc2_spc.c
 CORE_SRCS   := $(sort $(wildcard kernel/*/*.c tools/lib/*.c) $(HOST_DRIVER_SRCS))
 TEST_SRCS   := $(sort $(wildcard tests/host/test_*.c))
 TOOL_SRCS   := $(sort $(wildcard tools/*.c))

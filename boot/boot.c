@@ -8,6 +8,7 @@
 
 #include "arch/arm.h"
 #include "arch/cpu.h"
+#include "arch/power.h"
 #include "arch/smp.h"
 #include "boot/mmu.h"
 #include "drivers/console.h"
@@ -20,7 +21,6 @@
 #include "kernel/fdt.h"
 #include "kernel/idle.h"
 #include "kernel/microbench.h"
-#include "kernel/power.h"
 #include "kernel/panic.h"
 #include "kernel/printk.h"
 #include "kernel/rtapp.h"
@@ -212,7 +212,6 @@ void boot_main(uintptr_t dtb)
 	boot_topology_init(&fdt);
 	idle_init_dt(&fdt);
 	sched_cpu_online(0);
-	platform_power_init_dt(&fdt);
 	parse_warmboot_bootarg();
 	energy_init_dt(&fdt);
 	kprintf("memory: %u MiB, timer: %s at %u Hz\n", (unsigned)(mmu_ram_bytes() >> 20),

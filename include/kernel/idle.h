@@ -17,7 +17,7 @@
  *
  * Rails: a domain state is entered only when the last CPU of the rail goes
  * down asking for it (last man); the first CPU to wake restores the rail
- * (first man). One lock per rail; the platform hooks (kernel/power.h) run
+ * (first man). One lock per rail; the platform hooks (arch/power.h) run
  * under it, so a wake-up racing with the power-down is ordered.
  *
  * Residency: per CPU (busy, each state) and per rail (busy: some CPU
@@ -88,6 +88,7 @@ struct rail {
 	uint64_t residency_ns[3];	/* by enum rail_state */
 	uint64_t nr_off;		/* times powered down */
 	int cluster;			/* cluster index of its first CPU (for reports) */
+	int node;			/* its power-domains node in the DT, -1: none (system rail) */
 };
 
 /* --- governor (pure) --- */
@@ -138,14 +139,9 @@ int idle_parse_dt(const struct fdt *fdt, const struct topology *topo, struct cpu
 
 /* --- the kernel's idle path (kernel/sched/idle.c) --- */
 extern uint64_t idle_latency_limit_ns;
-/*
- * Set by the platform (kernel/power.h) when "local-timer-stop" states really
- * stop the local timer (warm boot on): a CPU with a timer pending then
- * stays out of them, as there is no broadcast timer.
- */
-extern bool idle_local_timer_stops;
 /* Set the limit and make idle CPUs re-choose their state under it. */
 void idle_set_latency_limit(uint64_t ns);
+/* Idle states and rails from the DT; hands the rails to the platform (platform_power_init). */
 void idle_init_dt(const struct fdt *fdt);
 /* Called by the idle loop with IRQs masked and nothing to run; returns after the wake-up. */
 void cpu_idle_enter(int cpu, uint64_t next_timer_ns);

@@ -93,6 +93,7 @@ int idle_parse_dt(const struct fdt *fdt, const struct topology *topo, struct cpu
 				return format_error(err, errlen, "idle: more than %d power rails", IDLE_MAX_RAILS);
 			rail_key[nr_rails] = key;
 			rail_init(&rails[nr_rails], 0, topo->cpu[cpu].cluster, now);
+			rails[nr_rails].node = key;
 			nr_rails++;
 		}
 		rails[r].cpus |= 1u << cpu;

@@ -13,6 +13,7 @@ void rail_init(struct rail *r, uint32_t cpus, int cluster, uint64_t now)
 	r->lock = (spinlock_t)SPINLOCK_INIT;
 	r->cpus = cpus;
 	r->cluster = cluster;
+	r->node = -1;
 	r->state = RAIL_BUSY;
 	r->since_ns = now;
 }
