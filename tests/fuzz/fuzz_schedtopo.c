@@ -190,7 +190,7 @@ static void check_built(const struct pack_policy *mode)
 			for_each_cpu(d, &sd->span)
 				cap -= topo.cpu[d].capacity;
 			FUZZ_CHECK(cap == 0);
-			FUZZ_CHECK(sd->flags == (cpumask_subset(&sd->span, &topo.rail[c]) ? SD_SHARE_POWERLINE : 0u));
+			FUZZ_CHECK(sd->flags == (cpumask_subset(&sd->span, &topo.powerline[c]) ? SD_SHARE_POWERLINE : 0u));
 			/* Every CPU of the span has this span, with the same groups. */
 			for_each_cpu(d, &sd->span) {
 				bool found = false;
@@ -221,17 +221,17 @@ static void check_built(const struct pack_policy *mode)
 		}
 
 		/* Rails. */
-		FUZZ_CHECK(cpumask_test(&topo.rail[c], c));
-		FUZZ_CHECK(cpumask_subset(&topo.rail[c], &all));
+		FUZZ_CHECK(cpumask_test(&topo.powerline[c], c));
+		FUZZ_CHECK(cpumask_subset(&topo.powerline[c], &all));
 		if (mode == &policy_all)
-			FUZZ_CHECK(cpumask_weight(&topo.rail[c]) == 1);
+			FUZZ_CHECK(cpumask_weight(&topo.powerline[c]) == 1);
 		else if (small)
 			for (int d = 0; d < n; d++)
 				FUZZ_CHECK((topo.cpu[d].rail_key == topo.cpu[c].rail_key) ==
-					   cpumask_test(&topo.rail[c], d));
+					   cpumask_test(&topo.powerline[c], d));
 		FUZZ_CHECK(topo.pack_buddy[c] >= -1 && topo.pack_buddy[c] < n);
 		FUZZ_CHECK(topo.pack_buddy[c] == (mode->buddy ? topology_pack_buddy(&topo, c) : -1));
-		if (mode == &policy_off || cpumask_equal(&topo.rail[c], &all))
+		if (mode == &policy_off || cpumask_equal(&topo.powerline[c], &all))
 			FUZZ_CHECK(topo.pack_buddy[c] == -1);
 
 		len = topology_describe_cpu(&topo, c, line, sizeof(line));
@@ -241,7 +241,7 @@ static void check_built(const struct pack_policy *mode)
 		else
 			FUZZ_CHECK(strlen(line) == sizeof(line) - 1);
 		if (small || c == 0)
-			check_format(&topo.rail[c]);
+			check_format(&topo.powerline[c]);
 	}
 }
 
