@@ -32,6 +32,7 @@
 #include <stdint.h>
 
 #include "arch/spinlock.h"
+#include "kernel/cpumask.h"
 #include "kernel/seqcount.h"
 
 #define IDLE_MAX_STATES 4
@@ -78,11 +79,17 @@ struct cpu_idle {
 
 enum rail_state { RAIL_BUSY, RAIL_IDLE, RAIL_OFF };
 
+/*
+ * A rail: the CPUs on one DT power line (power-domains node, or none: the
+ * system rail), numbered 0.. in CPU order by idle_parse_dt(); the energy
+ * model's rail costs and the platform's power hooks use the same numbers.
+ */
 struct rail {
 	spinlock_t lock;
-	uint32_t cpus;			/* CPUs on this power line (bit n = CPU n) */
-	uint32_t idle;			/* of those, idle now */
-	uint32_t want_off;		/* of those, idle in a domain state */
+	cpumask_t cpus;			/* CPUs on this power line */
+	cpumask_t idle;			/* of those, idle now (read without the lock by pack=energy) */
+	cpumask_t want_off;		/* of those, idle in a domain state */
+	int nr_cpus, nr_idle, nr_want_off;	/* the masks' weights: last man in O(1) */
 	enum rail_state state;
 	uint64_t since_ns;
 	uint64_t residency_ns[3];	/* by enum rail_state */
@@ -109,7 +116,7 @@ struct rail_ops {
 	void (*power_down)(int rail);
 	void (*power_up)(int rail);
 };
-void rail_init(struct rail *r, uint32_t cpus, int cluster, uint64_t now);
+void rail_init(struct rail *r, const cpumask_t *cpus, int cluster, uint64_t now);
 /*
  * @cpu of @r goes idle at @now; @domain: in a domain state. Returns true if
  * it is the last man: the rail is now RAIL_OFF and ops->power_down ran.

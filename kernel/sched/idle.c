@@ -31,9 +31,9 @@ static bool ready;
  */
 static void rail_power_down(int rail)
 {
-	const cpumask_t cpus = cpumask_from_u32(rails[rail].cpus);
 	bool may_lose_power = !platform_domain_stops_timer() ||
-			      warmboot_cluster_may_power_off(&cpus, sched_topo.nr_cpus, timers_next_expiry, NULL);
+			      warmboot_cluster_may_power_off(&rails[rail].cpus, sched_topo.nr_cpus, timers_next_expiry,
+							     NULL);
 
 	trace_cluster_power(arch_cpu_id(), rails[rail].cluster, false);
 	platform_cluster_power_down(rail, may_lose_power);
@@ -61,10 +61,19 @@ void idle_init_dt(const struct fdt *fdt)
 		panic("dtb: %s", err);
 	/* Secondaries are not running yet: count them as down until they arrive. */
 	for (int r = 0; r < nr_rails; r++) {
-		rails[r].idle = rails[r].want_off = rails[r].cpus & ~(1u << arch_cpu_id());
-		rails[r].state = rails[r].idle == rails[r].cpus ? RAIL_OFF : RAIL_BUSY;
-		power[r].cpus = cpumask_from_u32(rails[r].cpus);
-		power[r].domain_node = rails[r].node;
+		struct rail *rl = &rails[r];
+
+		rl->idle = rl->want_off = rl->cpus;
+		rl->nr_idle = rl->nr_want_off = rl->nr_cpus;
+		if (cpumask_test(&rl->cpus, arch_cpu_id())) {
+			cpumask_clear_cpu(&rl->idle, arch_cpu_id());
+			cpumask_clear_cpu(&rl->want_off, arch_cpu_id());
+			rl->nr_idle--;
+			rl->nr_want_off--;
+		}
+		rl->state = rl->nr_idle == rl->nr_cpus ? RAIL_OFF : RAIL_BUSY;
+		power[r].cpus = rl->cpus;
+		power[r].domain_node = rl->node;
 	}
 	/* The platform maps each rail to what powers it before any CPU idles. */
 	platform_power_init(fdt, power, nr_rails);

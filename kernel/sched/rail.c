@@ -7,11 +7,12 @@
 #include "kernel/idle.h"
 #include "kernel/panic.h"
 
-void rail_init(struct rail *r, uint32_t cpus, int cluster, uint64_t now)
+void rail_init(struct rail *r, const cpumask_t *cpus, int cluster, uint64_t now)
 {
 	memset(r, 0, sizeof(*r));
 	r->lock = (spinlock_t)SPINLOCK_INIT;
-	r->cpus = cpus;
+	r->cpus = *cpus;
+	r->nr_cpus = cpumask_weight(cpus);
 	r->cluster = cluster;
 	r->node = -1;
 	r->state = RAIL_BUSY;
@@ -29,17 +30,19 @@ static void account(struct rail *r, uint64_t now)
 
 bool rail_cpu_idle(struct rail *r, int rail_id, int cpu, bool domain, uint64_t now, const struct rail_ops *ops)
 {
-	uint32_t bit = 1u << cpu;
 	unsigned long flags = spin_lock_irqsave(&r->lock);
 	bool last_man = false;
 
-	KASSERT_DEBUG((r->cpus & bit) && !(r->idle & bit));
+	KASSERT_DEBUG(cpumask_test(&r->cpus, cpu) && !cpumask_test(&r->idle, cpu));
 	account(r, now);
-	r->idle |= bit;
-	if (domain)
-		r->want_off |= bit;
-	if (r->idle == r->cpus) {
-		if (r->want_off == r->cpus) {
+	cpumask_set(&r->idle, cpu);	/* under the lock: every writer holds it */
+	r->nr_idle++;
+	if (domain) {
+		cpumask_set(&r->want_off, cpu);
+		r->nr_want_off++;
+	}
+	if (r->nr_idle == r->nr_cpus) {
+		if (r->nr_want_off == r->nr_cpus) {
 			r->state = RAIL_OFF;
 			r->nr_off++;
 			last_man = true;
@@ -55,14 +58,17 @@ bool rail_cpu_idle(struct rail *r, int rail_id, int cpu, bool domain, uint64_t n
 
 bool rail_cpu_busy(struct rail *r, int rail_id, int cpu, uint64_t now, const struct rail_ops *ops)
 {
-	uint32_t bit = 1u << cpu;
 	unsigned long flags = spin_lock_irqsave(&r->lock);
 	bool first_man = r->state == RAIL_OFF;
 
-	KASSERT_DEBUG((r->cpus & bit) && (r->idle & bit));
+	KASSERT_DEBUG(cpumask_test(&r->cpus, cpu) && cpumask_test(&r->idle, cpu));
 	account(r, now);
-	r->idle &= ~bit;
-	r->want_off &= ~bit;
+	cpumask_clear_cpu(&r->idle, cpu);
+	r->nr_idle--;
+	if (cpumask_test(&r->want_off, cpu)) {
+		cpumask_clear_cpu(&r->want_off, cpu);
+		r->nr_want_off--;
+	}
 	r->state = RAIL_BUSY;
 	if (first_man && ops && ops->power_up)
 		ops->power_up(rail_id);
