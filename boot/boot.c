@@ -27,6 +27,7 @@
 #include "kernel/sched.h"
 #include "kernel/shell.h"
 #include "kernel/time.h"
+#include "kernel/topology.h"
 #include "kernel/trace.h"
 
 #define DTB_MAX_SIZE (2u << 20)
@@ -135,7 +136,7 @@ static void print_cpu(int cpu)
 	const struct cpu_info *c = smp_cpu(cpu);
 
 	kprintf("cpu%d online mpidr=0x%x cluster=%d %s\n", cpu, (unsigned)c->hwid,
-		boot_cpu_cluster(cpu), c->compatible);
+		sched_cpu_cluster(cpu), c->compatible);
 }
 
 /*
@@ -209,7 +210,7 @@ void boot_main(uintptr_t dtb)
 	parse_sched_bootargs();
 	sched_init(smp_nr_cpus());
 	sched_init_cpu(0);
-	boot_topology_init(&fdt);
+	sched_topology_init_dt(&fdt, bootargs_get(&bootargs, "pack"), smp_nr_cpus());
 	idle_init_dt(&fdt);
 	sched_cpu_online(0);
 	parse_warmboot_bootarg();
@@ -222,7 +223,7 @@ void boot_main(uintptr_t dtb)
 		if (cpu_is_online(cpu))
 			print_cpu(cpu);
 	kprintf("%d of %d CPUs online\n", smp_nr_online(), smp_nr_cpus());
-	boot_topology_report();
+	sched_topology_report();
 
 	shell_init(&io);
 	console_commands_register();

@@ -112,7 +112,18 @@ int topology_describe_cpu(const struct topology *topo, int cpu, char *buf, size_
 /* "0-1,4" style list of @m; returns the length like snprintf. */
 int cpumask_format(char *buf, size_t size, const cpumask_t *m);
 
-/* The kernel's own topology (boot/topology.c sets it). */
+/* The kernel's own topology, built at boot by sched_topology_init_dt(). */
 extern struct topology sched_topo;
+
+/*
+ * At boot (kernel/sched/topology_init.c): sched_topo from the DT for the
+ * policy named @pack (bootarg pack=; NULL or unknown: the default, said),
+ * for the @nr_cpus CPUs the port found; panics on a DT it cannot use.
+ */
+void sched_topology_init_dt(const struct fdt *fdt, const char *pack, int nr_cpus);
+/* "CPU<n> packing on CPU<m>" for each CPU. */
+void sched_topology_report(void);
+/* @cpu's innermost cluster. */
+int sched_cpu_cluster(int cpu);
 
 #endif
