@@ -89,7 +89,6 @@ struct rail {
 	cpumask_t cpus;			/* CPUs on this power line */
 	cpumask_t idle;			/* of those, idle now (read without the lock by pack=energy) */
 	cpumask_t want_off;		/* of those, idle in a domain state */
-	int nr_cpus, nr_idle, nr_want_off;	/* the masks' weights: last man in O(1) */
 	enum rail_state state;
 	uint64_t since_ns;
 	uint64_t residency_ns[3];	/* by enum rail_state */

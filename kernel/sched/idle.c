@@ -63,15 +63,10 @@ void idle_init_dt(const struct fdt *fdt)
 	for (int r = 0; r < nr_rails; r++) {
 		struct rail *rl = &rails[r];
 
-		rl->idle = rl->want_off = rl->cpus;
-		rl->nr_idle = rl->nr_want_off = rl->nr_cpus;
-		if (cpumask_test(&rl->cpus, arch_cpu_id())) {
-			cpumask_clear_cpu(&rl->idle, arch_cpu_id());
-			cpumask_clear_cpu(&rl->want_off, arch_cpu_id());
-			rl->nr_idle--;
-			rl->nr_want_off--;
-		}
-		rl->state = rl->nr_idle == rl->nr_cpus ? RAIL_OFF : RAIL_BUSY;
+		rl->idle = rl->cpus;
+		cpumask_clear_cpu(&rl->idle, arch_cpu_id());
+		rl->want_off = rl->idle;
+		rl->state = cpumask_equal(&rl->idle, &rl->cpus) ? RAIL_OFF : RAIL_BUSY;
 		power[r].cpus = rl->cpus;
 		power[r].domain_node = rl->node;
 	}

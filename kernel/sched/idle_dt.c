@@ -97,7 +97,6 @@ int idle_parse_dt(const struct fdt *fdt, const struct topology *topo, struct cpu
 			nr_rails++;
 		}
 		cpumask_set(&rails[r].cpus, cpu);
-		rails[r].nr_cpus++;
 		c->rail = r;
 	}
 	/* Every CPU of a rail must agree on whether the rail can go off. */

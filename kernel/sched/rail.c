@@ -12,11 +12,22 @@ void rail_init(struct rail *r, const cpumask_t *cpus, int cluster, uint64_t now)
 	memset(r, 0, sizeof(*r));
 	r->lock = (spinlock_t)SPINLOCK_INIT;
 	r->cpus = *cpus;
-	r->nr_cpus = cpumask_weight(cpus);
 	r->cluster = cluster;
 	r->node = -1;
 	r->state = RAIL_BUSY;
 	r->since_ns = now;
+}
+
+/*
+ * @m covers all of @r's CPUs (@m is a subset of them): O(words), one word
+ * on the boards, so the idle path costs what it did with 32-bit masks.
+ */
+static inline bool rail_all(const struct rail *r, const cpumask_t *m)
+{
+	for (int i = 0; i < CPUMASK_WORDS; i++)
+		if (m->w[i] != r->cpus.w[i])
+			return false;
+	return true;
 }
 
 /* Close the current stretch at @now. Lock held. */
@@ -36,13 +47,10 @@ bool rail_cpu_idle(struct rail *r, int rail_id, int cpu, bool domain, uint64_t n
 	KASSERT_DEBUG(cpumask_test(&r->cpus, cpu) && !cpumask_test(&r->idle, cpu));
 	account(r, now);
 	cpumask_set(&r->idle, cpu);	/* under the lock: every writer holds it */
-	r->nr_idle++;
-	if (domain) {
+	if (domain)
 		cpumask_set(&r->want_off, cpu);
-		r->nr_want_off++;
-	}
-	if (r->nr_idle == r->nr_cpus) {
-		if (r->nr_want_off == r->nr_cpus) {
+	if (rail_all(r, &r->idle)) {
+		if (rail_all(r, &r->want_off)) {
 			r->state = RAIL_OFF;
 			r->nr_off++;
 			last_man = true;
@@ -64,11 +72,7 @@ bool rail_cpu_busy(struct rail *r, int rail_id, int cpu, uint64_t now, const str
 	KASSERT_DEBUG(cpumask_test(&r->cpus, cpu) && cpumask_test(&r->idle, cpu));
 	account(r, now);
 	cpumask_clear_cpu(&r->idle, cpu);
-	r->nr_idle--;
-	if (cpumask_test(&r->want_off, cpu)) {
-		cpumask_clear_cpu(&r->want_off, cpu);
-		r->nr_want_off--;
-	}
+	cpumask_clear_cpu(&r->want_off, cpu);
 	r->state = RAIL_BUSY;
 	if (first_man && ops && ops->power_up)
 		ops->power_up(rail_id);
