@@ -30,6 +30,21 @@ static inline bool rail_all(const struct rail *r, const cpumask_t *m)
 	return true;
 }
 
+/*
+ * @cpu's word and bit in a rail's masks, found once for the masks it
+ * changes; with one word (the boards) the index folds to 0 and the bit is
+ * 1 << cpu, as with the 32-bit masks the idle exit used to cost.
+ */
+static inline unsigned int rail_word(int cpu)
+{
+	return CPUMASK_WORDS == 1 ? 0u : (unsigned int)cpu / 32u;
+}
+
+static inline uint32_t rail_bit(int cpu)
+{
+	return 1u << (CPUMASK_WORDS == 1 ? (unsigned int)cpu : (unsigned int)cpu % 32u);
+}
+
 /* Close the current stretch at @now. Lock held. */
 static void account(struct rail *r, uint64_t now)
 {
@@ -41,14 +56,16 @@ static void account(struct rail *r, uint64_t now)
 
 bool rail_cpu_idle(struct rail *r, int rail_id, int cpu, bool domain, uint64_t now, const struct rail_ops *ops)
 {
+	unsigned int w = rail_word(cpu);
+	uint32_t bit = rail_bit(cpu);
 	unsigned long flags = spin_lock_irqsave(&r->lock);
 	bool last_man = false;
 
 	KASSERT_DEBUG(cpumask_test(&r->cpus, cpu) && !cpumask_test(&r->idle, cpu));
 	account(r, now);
-	cpumask_set(&r->idle, cpu);	/* under the lock: every writer holds it */
+	r->idle.w[w] |= bit;	/* under the lock: every writer holds it */
 	if (domain)
-		cpumask_set(&r->want_off, cpu);
+		r->want_off.w[w] |= bit;
 	if (rail_all(r, &r->idle)) {
 		if (rail_all(r, &r->want_off)) {
 			r->state = RAIL_OFF;
@@ -66,13 +83,15 @@ bool rail_cpu_idle(struct rail *r, int rail_id, int cpu, bool domain, uint64_t n
 
 bool rail_cpu_busy(struct rail *r, int rail_id, int cpu, uint64_t now, const struct rail_ops *ops)
 {
+	unsigned int w = rail_word(cpu);
+	uint32_t bit = rail_bit(cpu);
 	unsigned long flags = spin_lock_irqsave(&r->lock);
 	bool first_man = r->state == RAIL_OFF;
 
 	KASSERT_DEBUG(cpumask_test(&r->cpus, cpu) && cpumask_test(&r->idle, cpu));
 	account(r, now);
-	cpumask_clear_cpu(&r->idle, cpu);
-	cpumask_clear_cpu(&r->want_off, cpu);
+	r->idle.w[w] &= ~bit;
+	r->want_off.w[w] &= ~bit;
 	r->state = RAIL_BUSY;
 	if (first_man && ops && ops->power_up)
 		ops->power_up(rail_id);
