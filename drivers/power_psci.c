@@ -20,8 +20,6 @@
 #include "kernel/fdt.h"
 #include "kernel/printk.h"
 
-#define MAX_RAILS 8
-
 static bool psci_error_seen;
 
 /* cpu_suspend's finisher in psci mode: the firmware does the caches and coherency. */
@@ -38,7 +36,7 @@ static int psci_finisher(uint32_t power_state)
  * (original format, affinity level 1); a firmware that refuses affinity
  * levels (QEMU virt) gets the core power-down instead (level 0), said once.
  */
-static uint32_t psci_state[MAX_RAILS];
+static uint32_t psci_state[POWER_MAX_RAILS];
 
 /*
  * Each rail's power_state: its power domain's first domain-idle-states node's
@@ -46,9 +44,9 @@ static uint32_t psci_state[MAX_RAILS];
  */
 static void psci_states_init(const struct fdt *fdt, const struct power_rail *rails, int n)
 {
-	for (int r = 0; r < MAX_RAILS; r++)
+	for (int r = 0; r < POWER_MAX_RAILS; r++)
 		psci_state[r] = PSCI_PD_CLUSTER;
-	for (int r = 0; r < n && r < MAX_RAILS; r++) {
+	for (int r = 0; r < n && r < POWER_MAX_RAILS; r++) {
 		int node = rails[r].domain_node, st;
 		uint32_t ph, param;
 
@@ -62,7 +60,7 @@ static void psci_states_init(const struct fdt *fdt, const struct power_rail *rai
 
 static void psci_domain_idle(int rail)
 {
-	uint32_t state = rail >= 0 && rail < MAX_RAILS ? psci_state[rail] : PSCI_PD_CLUSTER;
+	uint32_t state = rail >= 0 && rail < POWER_MAX_RAILS ? psci_state[rail] : PSCI_PD_CLUSTER;
 	int ret;
 
 	cpu_pm_save();
@@ -73,7 +71,7 @@ static void psci_domain_idle(int rail)
 		return;
 	}
 	if (ret == PSCI_INVALID_PARAMS && state == PSCI_PD_CLUSTER) {
-		if (rail >= 0 && rail < MAX_RAILS &&
+		if (rail >= 0 && rail < POWER_MAX_RAILS &&
 		    __sync_bool_compare_and_swap(&psci_state[rail], PSCI_PD_CLUSTER, PSCI_PD_CORE))
 			kprintf("power: psci: CPU_SUSPEND(0x%08x) failed: %s; using the core power-down state 0x%08x\n",
 				(unsigned)state, psci_strerror(ret), (unsigned)PSCI_PD_CORE);

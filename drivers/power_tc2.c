@@ -136,7 +136,6 @@
 
 #define TC2_CLUSTERS   2	/* tc2_pm.c TC2_CLUSTERS */
 #define TC2_MAX_CORES  3	/* tc2_pm.c TC2_MAX_CPUS_PER_CLUSTER */
-#define MAX_RAILS      8
 
 /* ---------------------------------------------------------------- state */
 
@@ -154,7 +153,7 @@ struct tc2_cluster {
 	uint32_t cores;		/* bit n: core n (MPIDR Aff0) is in the DT */
 };
 static struct tc2_cluster clusters[TC2_CLUSTERS];
-static int rail_cluster[MAX_RAILS];	/* TC2 cluster of each rail, -1: none */
+static int rail_cluster[POWER_MAX_RAILS];	/* TC2 cluster of each rail, -1: none */
 static int nr_rails;
 
 /* The protocol words, one per cache line (A15 and A7 lines are 64 bytes). */
@@ -365,14 +364,14 @@ static bool tc2_init(const struct fdt *fdt, int scc, int cci, const struct power
 	}
 
 	/* The kernel's rails, as it numbers them. */
-	if (nr > MAX_RAILS) {
-		kprintf("power: more than %d rails; wfi-only\n", MAX_RAILS);
+	if (nr > POWER_MAX_RAILS) {
+		kprintf("power: more than %d rails; wfi-only\n", POWER_MAX_RAILS);
 		return false;
 	}
 	nr_rails = nr;
 
 	memset(clusters, 0, sizeof(clusters));
-	for (int r = 0; r < MAX_RAILS; r++)
+	for (int r = 0; r < POWER_MAX_RAILS; r++)
 		rail_cluster[r] = -1;
 	for (int r = 0; r < nr_rails; r++) {
 		int cl = -1;

@@ -16,6 +16,9 @@
 
 struct fdt;
 
+/* Rails a back end maps: as many as the kernel has (IDLE_MAX_RAILS). */
+#define POWER_MAX_RAILS 8
+
 struct power_ops {
 	const char *name;		/* platform_power_name() */
 	bool warmboot_default;		/* warm boot on from boot (bootarg warmboot= may change it) */
