@@ -8,6 +8,7 @@
 
 #include "arch/arm.h"
 #include "arch/cpu.h"
+#include "arch/power.h"
 #include "arch/smp.h"
 #include "boot/mmu.h"
 #include "drivers/console.h"
@@ -20,13 +21,13 @@
 #include "kernel/fdt.h"
 #include "kernel/idle.h"
 #include "kernel/microbench.h"
-#include "kernel/power.h"
 #include "kernel/panic.h"
 #include "kernel/printk.h"
 #include "kernel/rtapp.h"
 #include "kernel/sched.h"
 #include "kernel/shell.h"
 #include "kernel/time.h"
+#include "kernel/topology.h"
 #include "kernel/trace.h"
 
 #define DTB_MAX_SIZE (2u << 20)
@@ -171,7 +172,7 @@ static void print_cpu(int cpu)
 	const struct cpu_info *c = smp_cpu(cpu);
 
 	kprintf("cpu%d online mpidr=0x%x cluster=%d %s\n", cpu, (unsigned)c->hwid,
-		boot_cpu_cluster(cpu), c->compatible);
+		sched_cpu_cluster(cpu), c->compatible);
 }
 
 /*
@@ -246,10 +247,9 @@ void boot_main(uintptr_t dtb)
 	parse_sched_bootargs();
 	sched_init(smp_nr_cpus());
 	sched_init_cpu(0);
-	boot_topology_init(&fdt);
+	sched_topology_init_dt(&fdt, bootargs_get(&bootargs, "pack"), smp_nr_cpus());
 	idle_init_dt(&fdt);
 	sched_cpu_online(0);
-	platform_power_init_dt(&fdt);
 	parse_warmboot_bootarg();
 	energy_init_dt(&fdt);
 	kprintf("memory: %u MiB, timer: %s at %u Hz\n", (unsigned)(mmu_ram_bytes() >> 20),
@@ -260,7 +260,7 @@ void boot_main(uintptr_t dtb)
 		if (cpu_is_online(cpu))
 			print_cpu(cpu);
 	kprintf("%d of %d CPUs online\n", smp_nr_online(), smp_nr_cpus());
-	boot_topology_report();
+	sched_topology_report();
 
 	shell_init(&io);
 	console_commands_register();

@@ -47,10 +47,4 @@ void backtrace_print(const struct trap_frame *tf, void (*print)(const char *fmt,
 /* The same line for the caller's own call chain (panic()). */
 void backtrace_here(void (*print)(const char *fmt, ...));
 
-
-
-/* Topology glue (boot/topology.c): built from the DT after smp_init_dt. */
-void boot_topology_init(const struct fdt *fdt);
-void boot_topology_report(void);
-int boot_cpu_cluster(int cpu);
 #endif

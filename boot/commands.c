@@ -6,6 +6,7 @@
 #include "kernel/printk.h"
 #include "kernel/shell.h"
 #include "kernel/time.h"
+#include "kernel/topology.h"
 
 static const char *const state_names[] = {
 	[CPU_ABSENT] = "absent", [CPU_BOOTING] = "booting", [CPU_ONLINE] = "online",
@@ -25,7 +26,7 @@ static int cmd_cpus(int argc, char **argv)
 		const struct cpu_info *c = smp_cpu(cpu);
 
 		kprintf("%-4d 0x%-7x %-8d %-8s %s\n", cpu, (unsigned)c->hwid,
-			boot_cpu_cluster(cpu), state_names[c->state], c->compatible);
+			sched_cpu_cluster(cpu), state_names[c->state], c->compatible);
 	}
 	kprintf("%d of %d CPUs online\n", smp_nr_online(), smp_nr_cpus());
 	return 0;

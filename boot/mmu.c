@@ -4,10 +4,10 @@
 #include <stdbool.h>
 
 #include "arch/arm.h"
+#include "arch/mm.h"
 #include "kernel/fdt.h"
 #include "kernel/panic.h"
 #include "kernel/printk.h"
-#include "kernel/sched.h"
 #include "boot/asm.h"
 
 #define SECTION_SHIFT 20
@@ -117,7 +117,27 @@ void mmu_build(const struct fdt *fdt)
 	/* Stack overflows hit a guard page and fault instead of corrupting memory. */
 	for (int cpu = 0; cpu < CONFIG_NR_CPUS; cpu++)
 		guard_page((uintptr_t)svc_stacks + (uintptr_t)cpu * SVC_STACK_SLOT);
-	task_stack_guards(guard_page);
+}
+
+/*
+ * The kernel's guard pages (include/arch/mm.h: the task stacks', from
+ * sched_init()), with the MMU already on and no other CPU running: the
+ * changed entries go to the point of coherency, for the secondaries' first
+ * table walks, and this CPU's TLB forgets the section they replace. The
+ * switch from a section to a page table maps every other page the same
+ * way, so accesses racing with it see the same memory.
+ */
+void arch_guard_page(uintptr_t addr)
+{
+	uint32_t *l1 = &l1_table[addr >> SECTION_SHIFT];
+
+	KASSERT((addr & (ARCH_PAGE_SIZE - 1)) == 0);
+	guard_page(addr);
+	dcache_clean_range(l1, sizeof(*l1));
+	dcache_clean_range((const void *)(uintptr_t)(*l1 & ~0x3ffu), L2_ENTRIES * sizeof(uint32_t));
+	write_tlbiall(0);
+	dsb();
+	isb();
 }
 
 unsigned mmu_nr_guard_pages(void)

@@ -19,7 +19,7 @@ void mmu_enable(void);
 /* Is [addr, addr+len) inside RAM as mapped? */
 bool mmu_is_ram(uintptr_t addr, uint32_t len);
 uint64_t mmu_ram_bytes(void);
-/* Guard pages (unmapped) below each CPU's SVC stack and each task stack. */
+/* Guard pages (unmapped) below each CPU's SVC stack and each task stack (arch_guard_page()). */
 unsigned mmu_nr_guard_pages(void);
 bool mmu_is_cpu_stack_guard(uintptr_t addr, int *cpu);
 

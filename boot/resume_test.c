@@ -1,5 +1,5 @@
 /*
- * `idle resume-test [rounds] [psci|reset]` (include/kernel/power.h): the
+ * `idle resume-test [rounds] [psci|reset]` (include/arch/power.h): the
  * warm-boot save/restore path exercised on machines that cannot cut power.
  *
  * reset: cpu_suspend() with a finisher that does what a power cycle does to
@@ -24,12 +24,12 @@
 #include "arch/arm.h"
 #include "arch/barrier.h"
 #include "arch/cpu.h"
+#include "arch/power.h"
 #include "arch/smp.h"
 #include "arch/suspend.h"
 #include "drivers/gic.h"
 #include "drivers/psci.h"
 #include "drivers/timer.h"
-#include "kernel/power.h"
 #include "kernel/printk.h"
 #include "kernel/sched.h"
 #include "kernel/time.h"

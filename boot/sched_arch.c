@@ -2,9 +2,9 @@
 #include "arch/arm.h"
 #include "arch/ipi.h"
 #include "arch/smp.h"
+#include "arch/timer.h"
 #include "drivers/gic.h"
 #include "drivers/timer.h"
-#include "kernel/timer.h"
 
 void arch_timer_program(uint64_t deadline_ns)
 {

@@ -5,12 +5,12 @@
 #include "drivers/timer.h"
 
 #include "arch/arm.h"
+#include "arch/timer.h"
 #include "drivers/dt.h"
 #include "drivers/gic.h"
 #include "kernel/fdt.h"
 #include "kernel/panic.h"
 #include "kernel/time.h"
-#include "kernel/timer.h"
 
 static struct timer_ops timer;
 /* What a clock read needs, side by side: one base address for the whole read. */
@@ -74,7 +74,7 @@ uint64_t clock_ns(void)
 	return read_clock_ns();
 }
 
-/* The scheduler's clock (include/kernel/timer.h): the same read, which the link may inline. */
+/* The scheduler's clock (include/arch/timer.h): the same read, which the link may inline. */
 uint64_t arch_now_ns(void)
 {
 	return read_clock_ns();

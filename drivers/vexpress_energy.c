@@ -1,7 +1,7 @@
 /*
  * TC2 energy and power meters read through the Versatile Express SYS_CFG
- * bridge (include/kernel/energy_meter.h; the portable combine/delta are in
- * kernel/sched/energy_meter.c).
+ * bridge (include/arch/energy_meter.h; the portable combine is in
+ * drivers/energy_meter.c).
  *
  * Device tree (as Linux's vexpress-v2p-ca15_a7.dts, hwmon "vexpress"):
  *	energy-a15 { compatible = "arm,vexpress-energy";
@@ -28,7 +28,7 @@
  * are serialised by meter_lock (other SYS_CFG users - shutdown, reboot -
  * happen with the system stopping).
  */
-#include "kernel/energy_meter.h"
+#include "arch/energy_meter.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -36,6 +36,7 @@
 #include <string.h>
 
 #include "arch/spinlock.h"
+#include "drivers/energy_meter.h"
 #include "drivers/vexpress.h"
 #include "kernel/fdt.h"
 #include "kernel/format.h"

@@ -1,5 +1,6 @@
 /*
- * ARMv7-A CP15 and processor-state accessors (ARM build only).
+ * ARMv7-A CP15 and processor-state accessors (ARM build only: the ARM
+ * port's boot/ and drivers/ use them; the portable kernel never does).
  * Names follow the ARM ARM register names.
  */
 #ifndef ARCH_ARM_H

@@ -1,6 +1,9 @@
 /*
- * What the scheduler core asks of the arch layer besides timers
- * (include/kernel/timer.h) and context switching (arch/context.h).
+ * Inter-processor interrupts the scheduler asks of the port.
+ *
+ *   arch_send_reschedule(cpu)  interrupt @cpu (never the caller) so that it
+ *                              runs sched_ipi() from its interrupt and then
+ *                              reschedules if needed. Any context.
  */
 #ifndef ARCH_IPI_H
 #define ARCH_IPI_H

@@ -1,5 +1,7 @@
 /*
- * CPUs as the kernel knows them: logical numbers follow the order of the
+ * The ARM port's CPU bring-up (boot/smp.c), shared by boot/ and drivers/;
+ * not part of the portable kernel's contract (the kernel gets its CPUs from
+ * the topology). CPUs as the port knows them: logical numbers follow the order of the
  * enabled cpu nodes in /cpus; the boot CPU must be the first. A CPU is
  * online once it runs kernel code with MMU, caches and its GIC interface up.
  */

@@ -55,7 +55,7 @@ static inline cpumask_t cpumask_from_u32(uint32_t bits)
 	m.w[0] = bits;
 	return m;
 }
-/* The low 32 CPUs as a word (code that handles at most 32 CPUs: rails, energy). */
+/* The low 32 CPUs as a word (the console's masks, tests of small topologies). */
 static inline uint32_t cpumask_low32(const cpumask_t *m)
 {
 	return READ_ONCE(m->w[0]);
@@ -66,6 +66,17 @@ static inline int cpumask_first(const cpumask_t *m)
 	for (int i = 0; i < CPUMASK_WORDS; i++)
 		if (m->w[i])
 			return i * 32 + __builtin_ctz(m->w[i]);
+	return -1;
+}
+/* The first CPU in both, -1 if none (O(words), no mask built). */
+static inline int cpumask_first_and(const cpumask_t *a, const cpumask_t *b)
+{
+	for (int i = 0; i < CPUMASK_WORDS; i++) {
+		uint32_t w = a->w[i] & b->w[i];
+
+		if (w)
+			return i * 32 + __builtin_ctz(w);
+	}
 	return -1;
 }
 int cpumask_weight(const cpumask_t *m);

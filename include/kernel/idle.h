@@ -17,7 +17,7 @@
  *
  * Rails: a domain state is entered only when the last CPU of the rail goes
  * down asking for it (last man); the first CPU to wake restores the rail
- * (first man). One lock per rail; the platform hooks (kernel/power.h) run
+ * (first man). One lock per rail; the platform hooks (arch/power.h) run
  * under it, so a wake-up racing with the power-down is ordered.
  *
  * Residency: per CPU (busy, each state) and per rail (busy: some CPU
@@ -32,6 +32,7 @@
 #include <stdint.h>
 
 #include "arch/spinlock.h"
+#include "kernel/cpumask.h"
 #include "kernel/seqcount.h"
 
 #define IDLE_MAX_STATES 4
@@ -78,16 +79,22 @@ struct cpu_idle {
 
 enum rail_state { RAIL_BUSY, RAIL_IDLE, RAIL_OFF };
 
+/*
+ * A rail: the CPUs on one DT power line (power-domains node, or none: the
+ * system rail), numbered 0.. in CPU order by idle_parse_dt(); the energy
+ * model's rail costs and the platform's power hooks use the same numbers.
+ */
 struct rail {
 	spinlock_t lock;
-	uint32_t cpus;			/* CPUs on this power line (bit n = CPU n) */
-	uint32_t idle;			/* of those, idle now */
-	uint32_t want_off;		/* of those, idle in a domain state */
+	cpumask_t cpus;			/* CPUs on this power line */
+	cpumask_t idle;			/* of those, idle now (read without the lock by pack=energy) */
+	cpumask_t want_off;		/* of those, idle in a domain state */
 	enum rail_state state;
 	uint64_t since_ns;
 	uint64_t residency_ns[3];	/* by enum rail_state */
 	uint64_t nr_off;		/* times powered down */
 	int cluster;			/* cluster index of its first CPU (for reports) */
+	int node;			/* its power-domains node in the DT, -1: none (system rail) */
 };
 
 /* --- governor (pure) --- */
@@ -108,7 +115,7 @@ struct rail_ops {
 	void (*power_down)(int rail);
 	void (*power_up)(int rail);
 };
-void rail_init(struct rail *r, uint32_t cpus, int cluster, uint64_t now);
+void rail_init(struct rail *r, const cpumask_t *cpus, int cluster, uint64_t now);
 /*
  * @cpu of @r goes idle at @now; @domain: in a domain state. Returns true if
  * it is the last man: the rail is now RAIL_OFF and ops->power_down ran.
@@ -138,14 +145,9 @@ int idle_parse_dt(const struct fdt *fdt, const struct topology *topo, struct cpu
 
 /* --- the kernel's idle path (kernel/sched/idle.c) --- */
 extern uint64_t idle_latency_limit_ns;
-/*
- * Set by the platform (kernel/power.h) when "local-timer-stop" states really
- * stop the local timer (warm boot on): a CPU with a timer pending then
- * stays out of them, as there is no broadcast timer.
- */
-extern bool idle_local_timer_stops;
 /* Set the limit and make idle CPUs re-choose their state under it. */
 void idle_set_latency_limit(uint64_t ns);
+/* Idle states and rails from the DT; hands the rails to the platform (platform_power_init). */
 void idle_init_dt(const struct fdt *fdt);
 /* Called by the idle loop with IRQs masked and nothing to run; returns after the wake-up. */
 void cpu_idle_enter(int cpu, uint64_t next_timer_ns);

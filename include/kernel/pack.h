@@ -11,9 +11,9 @@
  * is an error that lists them (pack_policy_list()).
  *
  * The operations (NULL where the default is wanted):
- *   rails(t)          fill t->rail[c] for every CPU: the power lines the
- *                     buddy rule and SD_SHARE_POWERLINE see. Default: the
- *                     DT's rails (topology_rails_dt()).
+ *   powerlines(t)     fill t->powerline[c] for every CPU: the power lines
+ *                     the buddy rule and SD_SHARE_POWERLINE see. Default:
+ *                     each CPU's DT rail (topology_powerlines_dt()).
  *   buddy(t, cpu)     cpu's pack buddy, -1 for none. Runs when the topology
  *                     is built, never on the wake-up path. Default: -1.
  *   select(p, prev, &target)
@@ -46,7 +46,7 @@ struct topology;
 struct pack_policy {
 	const char *name;		/* lower case, no spaces: "rails" */
 	const char *desc;		/* one line, for --list-modes and `pack` */
-	void (*rails)(struct topology *t);
+	void (*powerlines)(struct topology *t);
 	int (*buddy)(const struct topology *t, int cpu);
 	int (*select)(const struct task *p, int prev_cpu, int *target);
 	bool (*may_kick_ilb)(const struct rq *rq);
@@ -77,7 +77,7 @@ int pack_policy_register(const struct pack_policy *p);
 
 /* The policy in force (sched_topo's), and switching it while tasks run. */
 const struct pack_policy *pack_policy_current(void);
-/* Rebuild rails, flags and buddies for @p, then make it current; 0 or -1. */
+/* Rebuild power lines, flags and buddies for @p, then make it current; 0 or -1. */
 int pack_set_policy(const struct pack_policy *p);
 
 #endif

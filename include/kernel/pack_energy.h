@@ -27,11 +27,19 @@ struct pack_energy_cand {
  * something other than the waking task, last on @prev? Only if one of its
  * CPUs other than prev is busy: a rail whose only busy CPU is prev is on
  * for this wake-up alone (prev woke for the task's timer) and could power
- * down if the task ran elsewhere.
+ * down if the task ran elsewhere. @rail_idle may change under us (a hint).
  */
-static inline bool pack_rail_on_for_others(uint32_t rail_cpus, uint32_t rail_idle, int prev)
+static inline bool pack_rail_on_for_others(const cpumask_t *rail_cpus, const cpumask_t *rail_idle, int prev)
 {
-	return (rail_cpus & ~rail_idle & ~(1u << prev)) != 0;
+	for (int i = 0; i < CPUMASK_WORDS; i++) {
+		uint32_t busy = rail_cpus->w[i] & ~READ_ONCE(rail_idle->w[i]);
+
+		if (i == prev / 32)
+			busy &= ~(1u << (prev % 32));
+		if (busy)
+			return true;
+	}
+	return false;
 }
 
 /*

@@ -1,12 +1,11 @@
 /*
  * panic() and KASSERT: the one way the core reports a broken invariant.
- * On ARM panic() prints "panic: <msg>" with the CPU number, stops the other
- * CPUs and halts; on the host it prints to stderr and aborts.
+ * panic() is the port's (include/arch/console.h).
  */
 #ifndef KERNEL_PANIC_H
 #define KERNEL_PANIC_H
 
-void panic(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+#include "arch/console.h"
 
 #define KASSERT(cond)                                                        \
 	do {                                                                 \

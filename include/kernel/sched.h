@@ -203,7 +203,11 @@ void set_current_sleeping(void);
 void set_current_running(void);
 bool wake_up(struct task *t);
 
-/* Called by the arch layer. */
+/*
+ * Scheduler entry points: the port's interrupt handlers call sched_ipi()
+ * (the reschedule IPI, arch/ipi.h) and sched_irq_exit(); the tick timer and
+ * a new task's first instructions (kernel/sched/) call the other two.
+ */
 void sched_tick(void);			/* the tick's scheduler work (its timer re-arms itself) */
 void sched_ipi(void);			/* IPI_RESCHEDULE */
 void sched_irq_exit(void);		/* end of every IRQ: preempt if needed */
@@ -236,8 +240,6 @@ void stress_commands_register(void);
 /* topo, pack (kernel/console/pack_commands.c). */
 void pack_commands_register(void);
 
-/* Guard pages below the task stacks: calls @fn for each (the MMU unmaps them). */
-void task_stack_guards(void (*fn)(uintptr_t page));
 /* The task whose stack guard page holds @addr, or NULL. */
 struct task *task_of_guard(uintptr_t addr);
 /* A guard page address for fault tests: the last task slot's. */

@@ -6,7 +6,7 @@
  * on the CPU it was armed on; timers are armed only on the calling CPU, so
  * the hardware deadline is always reprogrammed locally. Callbacks run in
  * IRQ context without the lock held and may re-arm their timer.
- * The arch layer provides arch_timer_program() and arch_now_ns().
+ * The port provides the clock and the hardware timer (include/arch/timer.h).
  */
 #ifndef KERNEL_TIMER_H
 #define KERNEL_TIMER_H
@@ -14,9 +14,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "arch/timer.h"
 #include "kernel/time.h"
 
-#define TIMER_NEVER UINT64_MAX
 #define TIMERS_PER_CPU 2048
 
 struct timer;
@@ -66,9 +66,5 @@ void timers_run(uint64_t now);
 
 /* The local timer hardware lost its state: reprogram this CPU's earliest timer. */
 void timers_resume_local(void);
-
-/* Provided by the arch layer. */
-void arch_timer_program(uint64_t deadline_ns);
-uint64_t arch_now_ns(void);
 
 #endif

@@ -11,11 +11,13 @@
  * each CPU in it, that CPU's largest domain strictly inside it (or the CPU
  * alone), as in Linux: so every CPU of a span sees the same groups.
  *
- * Power rails: CPUs whose "power-domains" name the same node share a power
- * line; CPUs without one share the system rail. The pack buddy rule is the
- * one in docs/interfaces.md, implemented by topology_pack_buddy(). Which
- * rails and buddies a build uses is the placement policy's choice
- * (include/kernel/pack.h).
+ * Rails: CPUs whose "power-domains" name the same node share a power rail
+ * (rail_key); CPUs without one share the system rail. The kernel numbers
+ * and runs the rails in kernel/sched/idle*.c (include/kernel/idle.h). What
+ * the pack buddy rule (docs/interfaces.md, topology_pack_buddy()) and
+ * SD_SHARE_POWERLINE see is each CPU's power line, powerline[]: the CPUs
+ * the placement policy treats as powered with it (include/kernel/pack.h):
+ * its rail for most policies, the CPU alone for pack=all.
  *
  * Everything here is plain computation on a struct topology: the kernel
  * builds one at boot, host tools and tests build their own.
@@ -74,7 +76,7 @@ struct topology {
 	struct sched_domain sd[TOPO_MAX_CPUS][TOPO_MAX_LEVELS];	/* bottom-up */
 	int nr_groups_used;
 	struct sched_group groups[TOPO_MAX_DOMAINS];	/* shared by CPUs of equal spans */
-	cpumask_t rail[TOPO_MAX_CPUS];	/* CPUs sharing this CPU's power line */
+	cpumask_t powerline[TOPO_MAX_CPUS];	/* CPUs sharing this CPU's power line, as the policy sees it */
 	const struct pack_policy *policy;	/* the one it was built for */
 	int pack_buddy[TOPO_MAX_CPUS];	/* -1: no packing */
 };
@@ -92,12 +94,12 @@ struct fdt;
  * dangling power-domains, too many CPUs ...).
  */
 int topology_parse_dt(const struct fdt *fdt, struct topology *topo, char *err, size_t errlen);
-/* Domains, rails and pack buddies (as @policy wants them) from the per-CPU description. */
+/* Domains, power lines and pack buddies (as @policy wants them) from the per-CPU description. */
 void topology_build(struct topology *topo, const struct pack_policy *policy);
-/* The seeds' buddy rule on topo->rail[] (docs/interfaces.md): a CPU, or -1 when all CPUs share one rail. */
+/* The seeds' buddy rule on topo->powerline[] (docs/interfaces.md): a CPU, or -1 when all CPUs share one line. */
 int topology_pack_buddy(const struct topology *topo, int cpu);
-/* topo->rail[] from the DT's power-domains: the default rails of a policy. */
-void topology_rails_dt(struct topology *topo);
+/* topo->powerline[] from the DT's power-domains (each CPU's rail): a policy's default. */
+void topology_powerlines_dt(struct topology *topo);
 /* Domain level of @cpu whose span contains @other, or -1. */
 int topology_common_level(const struct topology *topo, int cpu, int other);
 
@@ -110,7 +112,18 @@ int topology_describe_cpu(const struct topology *topo, int cpu, char *buf, size_
 /* "0-1,4" style list of @m; returns the length like snprintf. */
 int cpumask_format(char *buf, size_t size, const cpumask_t *m);
 
-/* The kernel's own topology (boot/topology.c sets it). */
+/* The kernel's own topology, built at boot by sched_topology_init_dt(). */
 extern struct topology sched_topo;
+
+/*
+ * At boot (kernel/sched/topology_init.c): sched_topo from the DT for the
+ * policy named @pack (bootarg pack=; NULL or unknown: the default, said),
+ * for the @nr_cpus CPUs the port found; panics on a DT it cannot use.
+ */
+void sched_topology_init_dt(const struct fdt *fdt, const char *pack, int nr_cpus);
+/* "CPU<n> packing on CPU<m>" for each CPU. */
+void sched_topology_report(void);
+/* @cpu's innermost cluster. */
+int sched_cpu_cluster(int cpu);
 
 #endif

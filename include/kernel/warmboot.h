@@ -1,23 +1,6 @@
 /*
- * The portable, host-tested parts of the warm-boot (cluster power-off)
- * path: the TC2 SPC register sequence, through register accessors so that
- * tests can run it against a fake MMIO block, and the decisions about local
- * timers.
- *
- * SPC (Serial Power Controller, in the TC2 SCC at +0xb00; register map as
- * Linux arch/arm/mach-vexpress/spc.c uses it):
- *   WAKE_INT_MASK 0x24: bit n = wake A15 core n, bit 4 + n = A7 core n,
- *     bits 10-11 = the global wake-ups Linux enables for a cluster-off;
- *   A15_PWRDN_EN 0x30 / A7_PWRDN_EN 0x34: 1 = the cluster loses power
- *     once all its cores are in WFI;
- *   A15_BX_ADDR0 0x68 + 4n / A7_BX_ADDR0 0x78 + 4n: core n's warm-boot
- *     address (physical; 0 = none), where the boot firmware sends it after
- *     the power comes back.
- * Linux order (tc2_pm.c): each CPU going down sets its resume address and
- * its wake-up bit (cpu_suspend_prepare, cpu_powerdown_prepare); the last
- * man also sets PWRDN_EN and the global wake-ups (cluster_powerdown_prepare);
- * each CPU coming up clears its wake-up bit and resume address
- * (cpu_is_up), the first man PWRDN_EN and the global bits (cluster_is_up).
+ * The kernel's decisions on the warm-boot (cluster power-off) path, about
+ * local timers (host-tested; the TC2 SPC sequence is drivers/tc2_spc.c).
  *
  * Local timers: the cluster-off states are "local-timer-stop" and this
  * kernel has no broadcast timer, so a CPU that has a timer pending must not
@@ -30,48 +13,18 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "kernel/cpumask.h"
 #include "kernel/idle.h"
 
-#define SPC_WAKE_INT_MASK 0x24u
-#define SPC_A15_PWRDN_EN 0x30u
-#define SPC_A7_PWRDN_EN 0x34u
-#define SPC_A15_BX_ADDR0 0x68u
-#define SPC_A7_BX_ADDR0 0x78u
-#define SPC_MAX_CORES 4u		/* mailboxes per cluster (0x68..0x74, 0x78..0x84) */
-#define SPC_WAKE_GLOBAL (0x3u << 10)
-#define SPC_WAKE_CPU(a15, core) ((a15) ? 1u << (core) : 1u << (4u + (core)))
-
-struct spc_io {
-	uint32_t (*read)(void *ctx, uint32_t off);
-	void (*write)(void *ctx, uint32_t off, uint32_t v);
-	void *ctx;
-};
-
-#define SPC_EINVAL (-22)
-
-/* Core @core's warm-boot address (0 clears). SPC_EINVAL: no such mailbox or a misaligned address. */
-int spc_set_resume_addr(const struct spc_io *io, bool a15, unsigned int core, uint32_t addr);
-/* Core @core's wake-up IRQ enable. SPC_EINVAL: no such core. */
-int spc_cpu_wakeup(const struct spc_io *io, bool a15, unsigned int core, bool set);
-void spc_global_wakeup(const struct spc_io *io, bool set);
-void spc_cluster_powerdown(const struct spc_io *io, bool a15, bool enable);
-
-/* A CPU going down through cpu_suspend: resume address + wake-up bit (tc2_pm suspend + powerdown_prepare). */
-int spc_cpu_down_prepare(const struct spc_io *io, bool a15, unsigned int core, uint32_t resume_addr);
-/* The CPU is up again (or backed out): wake-up bit and resume address cleared. */
-int spc_cpu_up(const struct spc_io *io, bool a15, unsigned int core);
-/* The last man: cluster power-down enable and the global wake-ups. */
-void spc_cluster_down_prepare(const struct spc_io *io, bool a15);
-/* The first man: undo spc_cluster_down_prepare(); the global wake-ups stay if @other_armed. */
-void spc_cluster_up(const struct spc_io *io, bool a15, bool other_armed);
-
 /*
- * May the rail with CPUs @cpus (bit n = CPU n) really lose power, given each
- * CPU's earliest timer @next_expiry[n] (TIMER_NEVER: none)? Only if none of
- * them has a timer pending. @blocker (may be NULL) gets the first CPU that
+ * May the rail with CPUs @cpus really lose power, given each CPU's earliest
+ * timer @next_expiry(cpu) (TIMER_NEVER: none; the kernel's is
+ * timers_next_expiry)? Only if none of them has a timer pending. CPUs from
+ * @nr_cpus on are not asked. @blocker (may be NULL) gets the first CPU that
  * keeps it on, or -1.
  */
-bool warmboot_cluster_may_power_off(const uint64_t *next_expiry, int nr_cpus, uint32_t cpus, int *blocker);
+bool warmboot_cluster_may_power_off(const cpumask_t *cpus, int nr_cpus, uint64_t (*next_expiry)(int cpu),
+				    int *blocker);
 
 /*
  * The state a CPU with (@timer_pending) or without a pending timer may

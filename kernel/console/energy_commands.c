@@ -10,9 +10,9 @@
  */
 #include <string.h>
 
+#include "arch/energy_meter.h"
 #include "kernel/cmdline.h"
 #include "kernel/energy.h"
-#include "kernel/energy_meter.h"
 #include "kernel/format.h"
 #include "kernel/printk.h"
 #include "kernel/sched.h"
@@ -73,9 +73,8 @@ static int cmd_idle(int argc, char **argv)
 	for (int r = 0; r < idle_nr_rails(); r++) {
 		const struct rail *rl = idle_rail(r);
 		char cpus[64];
-		cpumask_t m = { { rl->cpus } };
 
-		cpumask_format(cpus, sizeof(cpus), &m);
+		cpumask_format(cpus, sizeof(cpus), &rl->cpus);
 		kprintf("idle: cluster%d cpus=%s busy_us=%llu idle_us=%llu off_us=%llu powered_off=%llu\n",
 			rl->cluster, cpus, us(now.rail_ns[r][RAIL_BUSY]), us(now.rail_ns[r][RAIL_IDLE]),
 			us(now.rail_ns[r][RAIL_OFF]), (unsigned long long)rl->nr_off);

@@ -1,15 +1,15 @@
 /*
  * The warm-boot subcommands of `idle` (kernel/console/energy_commands.c hands them over):
- *   idle resume-test [rounds] [psci|reset] [cpu<n>]   save/restore round trips (include/kernel/power.h),
+ *   idle resume-test [rounds] [psci|reset] [cpu<n>]   save/restore round trips (include/arch/power.h),
  *                                            on the shell's CPU or in a task pinned to cpu<n>
  *   idle warmboot [on|off]                   real cluster power-off in the domain states
  */
 #include <string.h>
 
 #include "arch/cpu.h"
+#include "arch/power.h"
 #include "kernel/cmdline.h"
 #include "kernel/idle.h"
-#include "kernel/power.h"
 #include "kernel/printk.h"
 #include "kernel/sched.h"
 #include "kernel/topology.h"

@@ -1,5 +1,5 @@
 /*
- * pack=all: every CPU its own power rail, which is what the seeds' ARM
+ * pack=all: every CPU its own power line, which is what the seeds' ARM
  * patch (5/6, clearing SD_SHARE_POWERLINE at every level) does, so every
  * cluster has a buddy even where the DT says cores share a rail.
  */
@@ -9,18 +9,18 @@
 #include "kernel/pack/buddy.h"
 #include "kernel/topology.h"
 
-static void rails_per_cpu(struct topology *t)
+static void powerline_per_cpu(struct topology *t)
 {
 	for (int c = 0; c < t->nr_cpus; c++) {
-		memset(&t->rail[c], 0, sizeof(t->rail[c]));
-		cpumask_set(&t->rail[c], c);
+		memset(&t->powerline[c], 0, sizeof(t->powerline[c]));
+		cpumask_set(&t->powerline[c], c);
 	}
 }
 
 const struct pack_policy policy_all = {
 	.name = "all",
 	.desc = "as rails, with every CPU its own rail (the seeds' ARM patch)",
-	.rails = rails_per_cpu,
+	.powerlines = powerline_per_cpu,
 	.buddy = topology_pack_buddy,
 	.select = buddy_select,
 	.reasons = buddy_reasons,

@@ -56,7 +56,7 @@ static void energy_cand(struct pack_energy_cand *c, int cpu, bool is_idle, int p
 	c->rail = &m->rail[r];
 	c->capacity = sched_topo.cpu[cpu].capacity;
 	c->usage = is_idle ? 0 : cpu_usage(cpu);
-	c->rail_needed = pack_rail_on_for_others(rail->cpus, READ_ONCE(rail->idle), prev);
+	c->rail_needed = pack_rail_on_for_others(&rail->cpus, &rail->idle, prev);
 }
 
 /*
@@ -68,8 +68,7 @@ static void energy_cand(struct pack_energy_cand *c, int cpu, bool is_idle, int p
  */
 static int energy_select(const struct task *p, int prev, int *target)
 {
-	/* Rails track at most 32 CPUs (kernel/sched/idle_dt.c), so the energy path works in one word. */
-	uint32_t idle = cpumask_low32(&idle_hint) & sched_online_mask() & cpumask_low32(&p->cpus_allowed);
+	cpumask_t idle;
 	int buddy = READ_ONCE(sched_topo.pack_buddy[prev]);
 	int cand[2 + IDLE_MAX_RAILS], at[2 + IDLE_MAX_RAILS], nr = 0, nin = 0, pick, best;
 	struct pack_energy_cand in[2 + IDLE_MAX_RAILS];
@@ -79,12 +78,15 @@ static int energy_select(const struct task *p, int prev, int *target)
 
 	if (!energy_model()->present)
 		return ENERGY_NONE;
+	/* Idle (a hint), online and allowed: the candidates beside prev and the buddy. */
+	for (int i = 0; i < CPUMASK_WORDS; i++)
+		idle.w[i] = READ_ONCE(idle_hint.w[i]) & READ_ONCE(sched_cpus_online.w[i]) & p->cpus_allowed.w[i];
 	/*
 	 * Fast path, from the model: if prev is idle on a powered rail and the
 	 * buddy shares that rail, no candidate can beat it by more than the
 	 * overlap term (moving only adds a remote wake-up), so skip the sums.
 	 */
-	if (task_allowed_on(p, prev) && ((idle >> prev) & 1u) && buddy >= 0 &&
+	if (task_allowed_on(p, prev) && cpumask_test(&idle, prev) && buddy >= 0 &&
 	    cpu_idle_of(buddy)->rail == cpu_idle_of(prev)->rail &&
 	    idle_rail(cpu_idle_of(prev)->rail)->state != RAIL_OFF) {
 		*target = prev;
@@ -98,13 +100,13 @@ static int energy_select(const struct task *p, int prev, int *target)
 	if (buddy >= 0 && buddy != prev && task_allowed_on(p, buddy))
 		cand[nr++] = buddy;
 	for (int r = 0; r < idle_nr_rails(); r++) {
-		uint32_t m = idle & idle_rail(r)->cpus;
+		int first = cpumask_first_and(&idle, &idle_rail(r)->cpus);
 
-		if (m)
-			cand[nr++] = __builtin_ctz(m);
+		if (first >= 0)
+			cand[nr++] = first;
 	}
 	for (int i = 0; i < nr; i++) {
-		bool is_idle = (idle >> cand[i]) & 1u;
+		bool is_idle = cpumask_test(&idle, cand[i]);
 
 		if (guard && !is_idle)
 			continue;

@@ -89,7 +89,7 @@ int pack_set_policy(const struct pack_policy *p)
 	next = sched_topo;
 	topology_build(&next, p);
 	for (int cpu = 0; cpu < next.nr_cpus; cpu++) {
-		WRITE_ONCE(sched_topo.rail[cpu], next.rail[cpu]);
+		WRITE_ONCE(sched_topo.powerline[cpu], next.powerline[cpu]);
 		for (int l = 0; l < next.nr_levels[cpu]; l++)
 			WRITE_ONCE(sched_topo.sd[cpu][l].flags, next.sd[cpu][l].flags);
 		WRITE_ONCE(sched_topo.pack_buddy[cpu], next.pack_buddy[cpu]);

@@ -844,6 +844,7 @@ void sched_init(int cpus)
 		cfs_rq_init(&rq->cfs);
 		timer_setup(&tick_timers[cpu], tick_fn, rq);
 	}
+	task_stacks_guard();
 }
 
 void sched_init_cpu(int cpu)

@@ -107,7 +107,7 @@ void energy_compute(const struct energy_model *m, const struct energy_snapshot *
 		out->rail[r] = e;
 		out->cluster[r] = e;
 		for (int cpu = 0; cpu < m->nr_cpus; cpu++)
-			if (rails[r].cpus & (1u << cpu))
+			if (cpumask_test(&rails[r].cpus, cpu))
 				out->cluster[r] += out->cpu[cpu];
 		out->total += out->cluster[r];
 	}

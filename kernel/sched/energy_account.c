@@ -3,8 +3,8 @@
  * residencies kept by the idle path (kernel/sched/idle.c), and the meters when
  * the board has them. See include/kernel/energy.h.
  */
+#include "arch/energy_meter.h"
 #include "kernel/energy.h"
-#include "kernel/energy_meter.h"
 #include "kernel/format.h"
 #include "kernel/panic.h"
 #include "kernel/printk.h"

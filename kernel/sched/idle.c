@@ -8,9 +8,9 @@
 #include "arch/barrier.h"
 #include "arch/cpu.h"
 #include "arch/ipi.h"
+#include "arch/power.h"
 #include "kernel/cmdline.h"
 #include "kernel/panic.h"
-#include "kernel/power.h"
 #include "kernel/printk.h"
 #include "kernel/timer.h"
 #include "kernel/topology.h"
@@ -18,18 +18,25 @@
 #include "kernel/warmboot.h"
 
 uint64_t idle_latency_limit_ns = IDLE_NO_LIMIT;
-bool idle_local_timer_stops;
 
 static struct cpu_idle cpu_idles[TOPO_MAX_CPUS];
 static struct rail rails[IDLE_MAX_RAILS];
 static int nr_rails;
 static bool ready;
 
-/* Run under the rail lock, so the trace shows the rail's changes in their real order. */
+/*
+ * Run under the rail lock, so the trace shows the rail's changes in their
+ * real order. The rail may really lose power only if that loses no timer:
+ * there is no broadcast timer (kernel/warmboot.h).
+ */
 static void rail_power_down(int rail)
 {
+	bool may_lose_power = !platform_domain_stops_timer() ||
+			      warmboot_cluster_may_power_off(&rails[rail].cpus, sched_topo.nr_cpus, timers_next_expiry,
+							     NULL);
+
 	trace_cluster_power(arch_cpu_id(), rails[rail].cluster, false);
-	platform_cluster_power_down(rail);
+	platform_cluster_power_down(rail, may_lose_power);
 }
 
 static void rail_power_up(int rail)
@@ -45,6 +52,7 @@ static const struct rail_ops platform_rail_ops = {
 
 void idle_init_dt(const struct fdt *fdt)
 {
+	struct power_rail power[IDLE_MAX_RAILS];
 	uint64_t now = arch_now_ns();
 	char err[128];
 
@@ -60,9 +68,17 @@ void idle_init_dt(const struct fdt *fdt)
 		if (cpu != arch_cpu_id())
 			cpu_idles[cpu].since_ns = UINT64_MAX;
 	for (int r = 0; r < nr_rails; r++) {
-		rails[r].idle = rails[r].want_off = rails[r].cpus & ~(1u << arch_cpu_id());
-		rails[r].state = rails[r].idle == rails[r].cpus ? RAIL_OFF : RAIL_BUSY;
+		struct rail *rl = &rails[r];
+
+		rl->idle = rl->cpus;
+		cpumask_clear_cpu(&rl->idle, arch_cpu_id());
+		rl->want_off = rl->idle;
+		rl->state = cpumask_equal(&rl->idle, &rl->cpus) ? RAIL_OFF : RAIL_BUSY;
+		power[r].cpus = rl->cpus;
+		power[r].domain_node = rl->node;
 	}
+	/* The platform maps each rail to what powers it before any CPU idles. */
+	platform_power_init(fdt, power, nr_rails);
 	ready = true;
 }
 
@@ -84,7 +100,7 @@ void cpu_idle_enter(int cpu, uint64_t next_timer_ns)
 	int state;
 
 	if (!ready) {
-		platform_cpu_power_down(cpu, false, false);
+		platform_cpu_power_down(cpu, -1, false, false);
 		return;
 	}
 	if (ci->unreflected_ns != UINT64_MAX) {
@@ -95,13 +111,13 @@ void cpu_idle_enter(int cpu, uint64_t next_timer_ns)
 	sleep_ns = next_timer_ns == TIMER_NEVER ? UINT64_MAX : next_timer_ns > now ? next_timer_ns - now : 0;
 	state = idle_gov_select(&ci->gov, ci->states, ci->nr_states, sleep_ns, idle_latency_limit_ns);
 	/* No broadcast timer: a pending timer must keep running (kernel/warmboot.h). */
-	if (READ_ONCE(idle_local_timer_stops))
+	if (platform_domain_stops_timer())
 		state = warmboot_idle_state_for_timer(ci->states, state, next_timer_ns != TIMER_NEVER);
 	cpu_idle_account_enter(ci, state, now);
 	trace_cpu_idle(cpu, state);
 	last_man = rail_cpu_idle(&rails[ci->rail], ci->rail, cpu, ci->states[state].domain, now,
 				 &platform_rail_ops);
-	platform_cpu_power_down(cpu, ci->states[state].domain, last_man);
+	platform_cpu_power_down(cpu, ci->rail, ci->states[state].domain, last_man);
 	woke = arch_now_ns();
 	rail_cpu_busy(&rails[ci->rail], ci->rail, cpu, woke, &platform_rail_ops);
 	cpu_idle_account_exit(ci, woke);

@@ -67,8 +67,6 @@ int idle_parse_dt(const struct fdt *fdt, const struct topology *topo, struct cpu
 {
 	int rail_key[IDLE_MAX_RAILS], nr_rails = 0;
 
-	if (topo->nr_cpus > 32)
-		return format_error(err, errlen, "idle: %d CPUs; rails track at most 32", topo->nr_cpus);
 	for (int cpu = 0; cpu < topo->nr_cpus; cpu++) {
 		struct cpu_idle *c = &ci[cpu];
 		int node = fdt_cpu_node(fdt, cpu), key = topo->cpu[cpu].rail_key, r;
@@ -92,10 +90,13 @@ int idle_parse_dt(const struct fdt *fdt, const struct topology *topo, struct cpu
 			if (nr_rails == IDLE_MAX_RAILS)
 				return format_error(err, errlen, "idle: more than %d power rails", IDLE_MAX_RAILS);
 			rail_key[nr_rails] = key;
-			rail_init(&rails[nr_rails], 0, topo->cpu[cpu].cluster, now);
+			const cpumask_t none = { { 0 } };
+
+			rail_init(&rails[nr_rails], &none, topo->cpu[cpu].cluster, now);
+			rails[nr_rails].node = key;
 			nr_rails++;
 		}
-		rails[r].cpus |= 1u << cpu;
+		cpumask_set(&rails[r].cpus, cpu);
 		c->rail = r;
 	}
 	/* Every CPU of a rail must agree on whether the rail can go off. */

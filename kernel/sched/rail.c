@@ -7,14 +7,42 @@
 #include "kernel/idle.h"
 #include "kernel/panic.h"
 
-void rail_init(struct rail *r, uint32_t cpus, int cluster, uint64_t now)
+void rail_init(struct rail *r, const cpumask_t *cpus, int cluster, uint64_t now)
 {
 	memset(r, 0, sizeof(*r));
 	r->lock = (spinlock_t)SPINLOCK_INIT;
-	r->cpus = cpus;
+	r->cpus = *cpus;
 	r->cluster = cluster;
+	r->node = -1;
 	r->state = RAIL_BUSY;
 	r->since_ns = now;
+}
+
+/*
+ * @m covers all of @r's CPUs (@m is a subset of them): O(words), one word
+ * on the boards, so the idle path costs what it did with 32-bit masks.
+ */
+static inline bool rail_all(const struct rail *r, const cpumask_t *m)
+{
+	for (int i = 0; i < CPUMASK_WORDS; i++)
+		if (m->w[i] != r->cpus.w[i])
+			return false;
+	return true;
+}
+
+/*
+ * @cpu's word and bit in a rail's masks, found once for the masks it
+ * changes; with one word (the boards) the index folds to 0 and the bit is
+ * 1 << cpu, as with the 32-bit masks the idle exit used to cost.
+ */
+static inline unsigned int rail_word(int cpu)
+{
+	return CPUMASK_WORDS == 1 ? 0u : (unsigned int)cpu / 32u;
+}
+
+static inline uint32_t rail_bit(int cpu)
+{
+	return 1u << (CPUMASK_WORDS == 1 ? (unsigned int)cpu : (unsigned int)cpu % 32u);
 }
 
 /* Close the current stretch at @now. Lock held. */
@@ -28,17 +56,18 @@ static void account(struct rail *r, uint64_t now)
 
 bool rail_cpu_idle(struct rail *r, int rail_id, int cpu, bool domain, uint64_t now, const struct rail_ops *ops)
 {
-	uint32_t bit = 1u << cpu;
+	unsigned int w = rail_word(cpu);
+	uint32_t bit = rail_bit(cpu);
 	unsigned long flags = spin_lock_irqsave(&r->lock);
 	bool last_man = false;
 
-	KASSERT_DEBUG((r->cpus & bit) && !(r->idle & bit));
+	KASSERT_DEBUG(cpumask_test(&r->cpus, cpu) && !cpumask_test(&r->idle, cpu));
 	account(r, now);
-	r->idle |= bit;
+	r->idle.w[w] |= bit;	/* under the lock: every writer holds it */
 	if (domain)
-		r->want_off |= bit;
-	if (r->idle == r->cpus) {
-		if (r->want_off == r->cpus) {
+		r->want_off.w[w] |= bit;
+	if (rail_all(r, &r->idle)) {
+		if (rail_all(r, &r->want_off)) {
 			r->state = RAIL_OFF;
 			r->nr_off++;
 			last_man = true;
@@ -54,14 +83,15 @@ bool rail_cpu_idle(struct rail *r, int rail_id, int cpu, bool domain, uint64_t n
 
 bool rail_cpu_busy(struct rail *r, int rail_id, int cpu, uint64_t now, const struct rail_ops *ops)
 {
-	uint32_t bit = 1u << cpu;
+	unsigned int w = rail_word(cpu);
+	uint32_t bit = rail_bit(cpu);
 	unsigned long flags = spin_lock_irqsave(&r->lock);
 	bool first_man = r->state == RAIL_OFF;
 
-	KASSERT_DEBUG((r->cpus & bit) && (r->idle & bit));
+	KASSERT_DEBUG(cpumask_test(&r->cpus, cpu) && cpumask_test(&r->idle, cpu));
 	account(r, now);
-	r->idle &= ~bit;
-	r->want_off &= ~bit;
+	r->idle.w[w] &= ~bit;
+	r->want_off.w[w] &= ~bit;
 	r->state = RAIL_BUSY;
 	if (first_man && ops && ops->power_up)
 		ops->power_up(rail_id);

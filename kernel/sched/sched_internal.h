@@ -11,6 +11,8 @@
 /* Take two rq locks, lower CPU first (the only way to hold two). IRQs off. */
 void double_rq_lock(struct rq *a, struct rq *b);
 void double_rq_unlock(struct rq *a, struct rq *b);
+/* Ask the port to unmap the page below every task stack (sched_init). */
+void task_stacks_guard(void);
 /* Move queued (not running) @p from @src to @dst; both locked. */
 void migrate_task_locked(struct task *p, struct rq *src, struct rq *dst);
 /* Make @cpu reschedule soon (IPI if remote). */

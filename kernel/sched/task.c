@@ -6,8 +6,10 @@
 #include <string.h>
 
 #include "arch/cpu.h"
+#include "arch/mm.h"
 #include "kernel/panic.h"
 #include "kernel/sched.h"
+#include "kernel/sched/sched_internal.h"
 
 #ifdef __arm__
 #include "arch/context.h"
@@ -15,7 +17,7 @@
 
 static struct task tasks[MAX_TASKS];
 static struct task idle_tasks[CONFIG_NR_CPUS];
-/* [guard page][stack] per slot; the guard is unmapped by the MMU code. */
+/* [guard page][stack] per slot; the port unmaps the guard (arch_guard_page). */
 #define STACK_SLOT (TASK_GUARD_SIZE + TASK_STACK_SIZE)
 static uint8_t stacks[MAX_TASKS][STACK_SLOT] __attribute__((aligned(4096)));
 static spinlock_t tasks_lock = SPINLOCK_INIT;
@@ -140,10 +142,11 @@ const char *task_state_name(const struct task *t)
 	}
 }
 
-void task_stack_guards(void (*fn)(uintptr_t page))
+void task_stacks_guard(void)
 {
+	_Static_assert(TASK_GUARD_SIZE == ARCH_PAGE_SIZE, "one guard page per stack");
 	for (int i = 0; i < MAX_TASKS; i++)
-		fn((uintptr_t)stacks[i]);
+		arch_guard_page((uintptr_t)stacks[i]);
 }
 
 struct task *task_of_guard(uintptr_t addr)

@@ -321,20 +321,20 @@ static void build_domains(struct topology *topo, int cpu)
 	topo->nr_levels[cpu] = n;
 }
 
-void topology_rails_dt(struct topology *topo)
+void topology_powerlines_dt(struct topology *topo)
 {
 	for (int c = 0; c < topo->nr_cpus; c++) {
-		memset(&topo->rail[c], 0, sizeof(topo->rail[c]));
-		/* CPUs of one rail share it: copy the first one's mask. */
+		memset(&topo->powerline[c], 0, sizeof(topo->powerline[c]));
+		/* CPUs of one rail share its mask: copy the first one's. */
 		for (int d = 0; d < c; d++)
 			if (topo->cpu[d].rail_key == topo->cpu[c].rail_key) {
-				topo->rail[c] = topo->rail[d];
+				topo->powerline[c] = topo->powerline[d];
 				break;
 			}
-		if (cpumask_empty(&topo->rail[c]))
+		if (cpumask_empty(&topo->powerline[c]))
 			for (int d = c; d < topo->nr_cpus; d++)
 				if (topo->cpu[d].rail_key == topo->cpu[c].rail_key)
-					cpumask_set(&topo->rail[c], d);
+					cpumask_set(&topo->powerline[c], d);
 	}
 }
 
@@ -357,20 +357,20 @@ static const struct sched_group *lowest_capacity_group(const struct topology *to
 
 int topology_pack_buddy(const struct topology *topo, int cpu)
 {
-	const cpumask_t *rail = &topo->rail[cpu];
+	const cpumask_t *line = &topo->powerline[cpu];
 	cpumask_t all = all_cpus(topo);
-	int rail_weight = cpumask_weight(rail);
+	int line_weight = cpumask_weight(line);
 
-	if (cpumask_equal(rail, &all))
+	if (cpumask_equal(line, &all))
 		return -1;
 	for (int l = 0; l < topo->nr_levels[cpu]; l++) {
 		const struct sched_domain *sd = &topo->sd[cpu][l];
 		int target;
 
-		if (cpumask_weight(&sd->span) <= rail_weight)
+		if (cpumask_weight(&sd->span) <= line_weight)
 			continue;
 		target = cpumask_first(&lowest_capacity_group(topo, sd)->cpus);
-		if (!cpumask_test(rail, target))
+		if (!cpumask_test(line, target))
 			return target;
 	}
 	return cpu;
@@ -384,15 +384,15 @@ void topology_build(struct topology *topo, const struct pack_policy *policy)
 	topo->nr_groups_used = 0;
 	for (int c = 0; c < topo->nr_cpus; c++)
 		build_domains(topo, c);
-	if (policy->rails)
-		policy->rails(topo);
+	if (policy->powerlines)
+		policy->powerlines(topo);
 	else
-		topology_rails_dt(topo);
+		topology_powerlines_dt(topo);
 	for (int c = 0; c < topo->nr_cpus; c++)
 		for (int l = 0; l < topo->nr_levels[c]; l++) {
 			struct sched_domain *sd = &topo->sd[c][l];
 
-			sd->flags = cpumask_subset(&sd->span, &topo->rail[c]) ? SD_SHARE_POWERLINE : 0;
+			sd->flags = cpumask_subset(&sd->span, &topo->powerline[c]) ? SD_SHARE_POWERLINE : 0;
 		}
 	for (int c = 0; c < topo->nr_cpus; c++) {
 		topo->pack_buddy[c] = policy->buddy ? policy->buddy(topo, c) : -1;
@@ -434,7 +434,7 @@ int topology_describe_cpu(const struct topology *t, int cpu, char *buf, size_t s
 	size_t n = 0;
 
 #define OUT(...) (n += (size_t)ksnprintf(buf + (n < size ? n : size), n < size ? size - n : 0, __VA_ARGS__))
-	cpumask_format(mask, sizeof(mask), &t->rail[cpu]);
+	cpumask_format(mask, sizeof(mask), &t->powerline[cpu]);
 	OUT("cpu%d mpidr=0x%x cluster=%d capacity=%u rail=%s %s:", cpu, (unsigned)t->cpu[cpu].hwid,
 	    t->cpu[cpu].cluster, (unsigned)t->cpu[cpu].capacity, mask, t->cpu[cpu].compatible);
 	if (t->nr_levels[cpu] == 0)

@@ -190,7 +190,7 @@ static void check_built(const struct pack_policy *mode)
 			for_each_cpu(d, &sd->span)
 				cap -= topo.cpu[d].capacity;
 			FUZZ_CHECK(cap == 0);
-			FUZZ_CHECK(sd->flags == (cpumask_subset(&sd->span, &topo.rail[c]) ? SD_SHARE_POWERLINE : 0u));
+			FUZZ_CHECK(sd->flags == (cpumask_subset(&sd->span, &topo.powerline[c]) ? SD_SHARE_POWERLINE : 0u));
 			/* Every CPU of the span has this span, with the same groups. */
 			for_each_cpu(d, &sd->span) {
 				bool found = false;
@@ -221,17 +221,17 @@ static void check_built(const struct pack_policy *mode)
 		}
 
 		/* Rails. */
-		FUZZ_CHECK(cpumask_test(&topo.rail[c], c));
-		FUZZ_CHECK(cpumask_subset(&topo.rail[c], &all));
+		FUZZ_CHECK(cpumask_test(&topo.powerline[c], c));
+		FUZZ_CHECK(cpumask_subset(&topo.powerline[c], &all));
 		if (mode == &policy_all)
-			FUZZ_CHECK(cpumask_weight(&topo.rail[c]) == 1);
+			FUZZ_CHECK(cpumask_weight(&topo.powerline[c]) == 1);
 		else if (small)
 			for (int d = 0; d < n; d++)
 				FUZZ_CHECK((topo.cpu[d].rail_key == topo.cpu[c].rail_key) ==
-					   cpumask_test(&topo.rail[c], d));
+					   cpumask_test(&topo.powerline[c], d));
 		FUZZ_CHECK(topo.pack_buddy[c] >= -1 && topo.pack_buddy[c] < n);
 		FUZZ_CHECK(topo.pack_buddy[c] == (mode->buddy ? topology_pack_buddy(&topo, c) : -1));
-		if (mode == &policy_off || cpumask_equal(&topo.rail[c], &all))
+		if (mode == &policy_off || cpumask_equal(&topo.powerline[c], &all))
 			FUZZ_CHECK(topo.pack_buddy[c] == -1);
 
 		len = topology_describe_cpu(&topo, c, line, sizeof(line));
@@ -241,16 +241,15 @@ static void check_built(const struct pack_policy *mode)
 		else
 			FUZZ_CHECK(strlen(line) == sizeof(line) - 1);
 		if (small || c == 0)
-			check_format(&topo.rail[c]);
+			check_format(&topo.powerline[c]);
 	}
 }
 
 static int check_idle(int nr_rails)
 {
-	uint32_t seen = 0;
+	cpumask_t seen = { { 0 } }, all = { { 0 } };
 
 	FUZZ_CHECK(nr_rails >= 1 && nr_rails <= IDLE_MAX_RAILS);
-	FUZZ_CHECK(topo.nr_cpus <= 32);
 	for (int c = 0; c < topo.nr_cpus; c++) {
 		const struct cpu_idle *x = &ci[c];
 
@@ -263,26 +262,28 @@ static int check_idle(int nr_rails)
 			FUZZ_CHECK(memchr(x->states[s].name, '\0', sizeof(x->states[s].name)) != NULL);
 		}
 		FUZZ_CHECK(x->rail >= 0 && x->rail < nr_rails);
-		FUZZ_CHECK(rails[x->rail].cpus & (1u << c));
+		FUZZ_CHECK(cpumask_test(&rails[x->rail].cpus, c));
+		cpumask_set(&all, c);
 		for (int d = 0; d < topo.nr_cpus; d++)
 			if (ci[d].rail == x->rail)
 				FUZZ_CHECK(ci[d].states[ci[d].nr_states - 1].domain ==
 					   x->states[x->nr_states - 1].domain);
 	}
 	for (int r = 0; r < nr_rails; r++) {
-		FUZZ_CHECK(rails[r].cpus != 0 && (rails[r].cpus & seen) == 0);
-		FUZZ_CHECK(rails[r].state == RAIL_BUSY && rails[r].idle == 0 && rails[r].since_ns == T0);
-		seen |= rails[r].cpus;
+		FUZZ_CHECK(!cpumask_empty(&rails[r].cpus) && !cpumask_intersects(&rails[r].cpus, &seen));
+		FUZZ_CHECK(rails[r].state == RAIL_BUSY && cpumask_empty(&rails[r].idle) && rails[r].since_ns == T0);
+		cpumask_or(&seen, &seen, &rails[r].cpus);
 	}
-	FUZZ_CHECK(seen == (topo.nr_cpus == 32 ? 0xffffffffu : (1u << topo.nr_cpus) - 1));
+	FUZZ_CHECK(cpumask_equal(&seen, &all));
 	return nr_rails;
 }
 
 static void check_rail_state(const struct rail *r)
 {
-	if (r->idle != r->cpus)
+	FUZZ_CHECK(cpumask_subset(&r->want_off, &r->idle) && cpumask_subset(&r->idle, &r->cpus));
+	if (!cpumask_equal(&r->idle, &r->cpus))
 		FUZZ_CHECK(r->state == RAIL_BUSY);
-	else if (r->want_off == r->cpus)
+	else if (cpumask_equal(&r->want_off, &r->cpus))
 		FUZZ_CHECK(r->state == RAIL_OFF);
 	else
 		FUZZ_CHECK(r->state == RAIL_IDLE);
@@ -312,8 +313,11 @@ static void take_snapshot(struct energy_snapshot *s, uint64_t now, int nr_rails)
 static uint64_t run_idle(const uint8_t *p, size_t n, int nr_rails)
 {
 	struct fuzz_in in = { p, n };
-	uint64_t now = T0, since[32] = { 0 };
+	static uint64_t since[TOPO_MAX_CPUS];
+	uint64_t now = T0;
 	int downs = 0;
+
+	memset(since, 0, sizeof(since));
 
 	for (int op = 0; op < MAX_IDLE_OPS && in.left; op++) {
 		int c = (int)(fuzz_take(&in, 1) % (unsigned)topo.nr_cpus);
@@ -432,7 +436,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			uint64_t cl = report.rail[r];
 
 			for (int c = 0; c < topo.nr_cpus; c++)
-				if (rails[r].cpus & (1u << c))
+				if (cpumask_test(&rails[r].cpus, c))
 					cl += report.cpu[c];
 			FUZZ_CHECK(report.cluster[r] == cl);
 			total += cl;

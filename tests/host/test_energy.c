@@ -239,8 +239,8 @@ static void hand_model(void)
 	set_cost(&hand.rail[0], 1000, 2, rail0_idle);
 	set_cost(&hand.rail[1], 200, 1, rail1_idle);
 	memset(hand_rails, 0, sizeof(hand_rails));
-	hand_rails[0].cpus = 0x3;
-	hand_rails[1].cpus = 0x4;
+	hand_rails[0].cpus = cpumask_from_u32(0x3);
+	hand_rails[1].cpus = cpumask_from_u32(0x4);
 }
 
 /* @to = @from plus the given residencies (ms): busy, state 0, 1, 2 per CPU. */
@@ -345,7 +345,7 @@ KT_CASE(compute_sub_ms_rounds_down)
 	set_cost(&hand.core[1], 6997, 2, core_idle);
 	set_cost(&hand.rail[0], 15200, 2, rail_idle);
 	memset(hand_rails, 0, sizeof(hand_rails));
-	hand_rails[0].cpus = 0x3;
+	hand_rails[0].cpus = cpumask_from_u32(0x3);
 	snap_base(777);
 	snap_to.t_ns = snap_from.t_ns + 13735 * US;
 	/* 6997 x 1.5 ms = 10495.5; 1024 x 0.25 ms = 256: 10751.5 -> 10751 */
@@ -527,7 +527,7 @@ KT_CASE(compute_from_accounting)
 		cis[cpu].cur_state = -1;
 		cis[cpu].rail = 0;
 	}
-	rail_init(&rails[0], 0x3, 0, 0);
+	rail_init(&rails[0], &(cpumask_t){ { 0x3 } }, 0, 0);
 	memset(&hand, 0, sizeof(hand));
 	hand.nr_cpus = 2;
 	hand.nr_rails = 1;
@@ -567,7 +567,7 @@ KT_CASE(compute_sub_us_remainders)
 	set_cost(&hand.core[0], 6997, 1, core_idle);
 	set_cost(&hand.rail[0], 3, 1, rail_idle);
 	memset(hand_rails, 0, sizeof(hand_rails));
-	hand_rails[0].cpus = 0x1;
+	hand_rails[0].cpus = cpumask_from_u32(0x1);
 	snap_base(0);
 	snap_to.t_ns = snap_from.t_ns + 333999;
 	cpu_add(0, 1500, 0, 0, 0);

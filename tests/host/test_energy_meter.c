@@ -1,5 +1,5 @@
 /*
- * The portable part of the energy meters (kernel/sched/energy_meter.c):
+ * The portable part of the energy meters (drivers/energy_meter.c, include/arch/energy_meter.h):
  * energy_meter_combine() - a 64-bit counter read as hi1, lo, hi2 (and lo2
  * when the high words differ) - and energy_meter_delta().
  *
@@ -11,7 +11,8 @@
 #include <stdint.h>
 
 #include "ktest.h"
-#include "kernel/energy_meter.h"
+#include "arch/energy_meter.h"
+#include "drivers/energy_meter.h"
 
 #define EQ64(a, b)                                                             \
 	KT_ASSERT_MSG((uint64_t)(a) == (uint64_t)(b), "%s == 0x%llx, expected 0x%llx", #a, \

@@ -92,13 +92,32 @@ KT_CASE(overlap_and_ties)
 	KT_ASSERT_EQ(pack_energy_pick(c, 3, PCT(5), 516), 0);
 }
 
+/* pack_rail_on_for_others() on masks given as words (CPUs 0-31). */
+static bool on_for_others(uint32_t cpus, uint32_t idle, int prev)
+{
+	cpumask_t c = cpumask_from_u32(cpus), i = cpumask_from_u32(idle);
+
+	return pack_rail_on_for_others(&c, &i, prev);
+}
+
 KT_CASE(rail_on_for_others_ignores_prev)
 {
 	uint32_t a7s = 0x1c;	/* CPUs 2-4 */
 
-	KT_ASSERT(!pack_rail_on_for_others(a7s, 0x1c, 3));	/* all idle */
-	KT_ASSERT(!pack_rail_on_for_others(a7s, 0x14, 3));	/* only prev busy */
-	KT_ASSERT(pack_rail_on_for_others(a7s, 0x18, 3));	/* CPU 2 busy */
-	KT_ASSERT(pack_rail_on_for_others(a7s, 0x0c, 0));	/* CPU 4 busy, prev elsewhere */
-	KT_ASSERT(!pack_rail_on_for_others(0x03, 0x02, 0));	/* A15: only prev 0 busy */
+	KT_ASSERT(!on_for_others(a7s, 0x1c, 3));	/* all idle */
+	KT_ASSERT(!on_for_others(a7s, 0x14, 3));	/* only prev busy */
+	KT_ASSERT(on_for_others(a7s, 0x18, 3));	/* CPU 2 busy */
+	KT_ASSERT(on_for_others(a7s, 0x0c, 0));	/* CPU 4 busy, prev elsewhere */
+	KT_ASSERT(!on_for_others(0x03, 0x02, 0));	/* A15: only prev 0 busy */
+	/* Past the first word: prev 33 alone busy, then CPU 64 too. */
+	{
+		cpumask_t c = { { 0 } }, i = { { 0 } };
+
+		cpumask_set(&c, 33);
+		cpumask_set(&c, 64);
+		cpumask_set(&i, 64);
+		KT_ASSERT(!pack_rail_on_for_others(&c, &i, 33));
+		cpumask_clear_cpu(&i, 64);
+		KT_ASSERT(pack_rail_on_for_others(&c, &i, 33));
+	}
 }

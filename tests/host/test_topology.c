@@ -233,7 +233,7 @@ KT_CASE(spec_2x2_all_gated)
 	flat(&t, 4, cl, cap, rail);
 	EXPECT_BUDDIES(&t, &policy_rails, 0, 0, 0, 2);
 	for (int c = 0; c < 4; c++)
-		KT_ASSERT_EQ(W(t.rail[c]), 1u << (c));
+		KT_ASSERT_EQ(W(t.powerline[c]), 1u << (c));
 	EXPECT_BUDDIES(&t, &policy_all, 0, 0, 0, 2);
 	EXPECT_BUDDIES(&t, &policy_off, -1, -1, -1, -1);
 	/* Rebuilding in the default mode gives the same answer again. */
@@ -249,14 +249,14 @@ KT_CASE(spec_2x2_clusters_gated)
 
 	flat(&t, 4, cl, cap, rail);
 	EXPECT_BUDDIES(&t, &policy_rails, 0, 1, 0, 0);
-	KT_ASSERT_EQ(W(t.rail[0]), 0x3u);
-	KT_ASSERT_EQ(W(t.rail[1]), 0x3u);
-	KT_ASSERT_EQ(W(t.rail[2]), 0xcu);
-	KT_ASSERT_EQ(W(t.rail[3]), 0xcu);
+	KT_ASSERT_EQ(W(t.powerline[0]), 0x3u);
+	KT_ASSERT_EQ(W(t.powerline[1]), 0x3u);
+	KT_ASSERT_EQ(W(t.powerline[2]), 0xcu);
+	KT_ASSERT_EQ(W(t.powerline[3]), 0xcu);
 	/* all: every CPU its own rail, so the answer of the example above. */
 	EXPECT_BUDDIES(&t, &policy_all, 0, 0, 0, 2);
 	for (int c = 0; c < 4; c++)
-		KT_ASSERT_EQ(W(t.rail[c]), 1u << (c));
+		KT_ASSERT_EQ(W(t.powerline[c]), 1u << (c));
 	EXPECT_BUDDIES(&t, &policy_off, -1, -1, -1, -1);
 }
 
@@ -276,10 +276,10 @@ KT_CASE(spec_tc2)
 
 	tc2(&t);
 	EXPECT_BUDDIES(&t, &policy_rails, 2, 2, 2, 3, 4);
-	KT_ASSERT_EQ(W(t.rail[0]), 0x03u);
-	KT_ASSERT_EQ(W(t.rail[1]), 0x03u);
+	KT_ASSERT_EQ(W(t.powerline[0]), 0x03u);
+	KT_ASSERT_EQ(W(t.powerline[1]), 0x03u);
 	for (int c = 2; c < 5; c++)
-		KT_ASSERT_EQ(W(t.rail[c]), 0x1cu);
+		KT_ASSERT_EQ(W(t.powerline[c]), 0x1cu);
 
 	for (int c = 0; c < 5; c++) {
 		KT_ASSERT_EQ(t.nr_levels[c], 2);
@@ -327,7 +327,7 @@ KT_CASE(spec_a9x4_one_rail)
 	flat(&t, 4, cl, cap, rail);
 	EXPECT_BUDDIES(&t, &policy_rails, -1, -1, -1, -1);
 	for (int c = 0; c < 4; c++) {
-		KT_ASSERT_EQ(W(t.rail[c]), 0xfu);
+		KT_ASSERT_EQ(W(t.powerline[c]), 0xfu);
 		KT_ASSERT_EQ(t.nr_levels[c], 1);	/* DIE = MC: dropped */
 		EXPECT_LEVELS(&t, c, "MC[0-3: {0}=1024 {1}=1024 {2}=1024 {3}=1024]");
 	}
@@ -349,7 +349,7 @@ KT_CASE(single_cpu)
 	flat(&t, 1, cl, cap, rail);
 	EXPECT_BUDDIES(&t, &policy_rails, -1);
 	KT_ASSERT_EQ(t.nr_levels[0], 0);
-	KT_ASSERT_EQ(W(t.rail[0]), 0x1u);
+	KT_ASSERT_EQ(W(t.powerline[0]), 0x1u);
 	KT_ASSERT_EQ(topology_common_level(&t, 0, 0), -1);
 	EXPECT_BUDDIES(&t, &policy_all, -1);
 	KT_ASSERT_EQ(t.nr_levels[0], 0);
@@ -404,7 +404,7 @@ KT_CASE(thirty_two_cpus)
 		KT_ASSERT_EQ(t.sd[c][1].nr_groups, 4);
 		KT_ASSERT_EQ(W(sd_group(&t, &t.sd[c][1], 3)->cpus), 0xff000000u);
 		KT_ASSERT_EQ(sd_group(&t, &t.sd[c][1], 3)->capacity, 8u * 724u);
-		KT_ASSERT_EQ(W(t.rail[c]), 0xffu << (8 * (c / 8)));
+		KT_ASSERT_EQ(W(t.powerline[c]), 0xffu << (8 * (c / 8)));
 	}
 	cpumask_format(m, sizeof(m), &t.sd[31][1].span);
 	KT_ASSERT_STREQ(m, "0-31");
@@ -495,8 +495,8 @@ KT_CASE(rails_across_clusters)
 	 */
 	flat(&t, 4, cl, cap, rail);
 	EXPECT_BUDDIES(&t, &policy_rails, 0, 2, 2, 2);
-	KT_ASSERT_EQ(W(t.rail[0]), 0x5u);
-	KT_ASSERT_EQ(W(t.rail[1]), 0xau);
+	KT_ASSERT_EQ(W(t.powerline[0]), 0x5u);
+	KT_ASSERT_EQ(W(t.powerline[1]), 0xau);
 
 	flat(&t, 4, cl, cap, rail2);
 	/*
@@ -672,7 +672,7 @@ KT_CASE(dt_nested_cpu_map)
 		KT_ASSERT_EQ(W(t.sd[c][0].span), 0x3u << (2 * (c / 2)));
 		KT_ASSERT_EQ(W(t.sd[c][1].span), 0xfu << (4 * (c / 4)));
 		KT_ASSERT_EQ(W(t.sd[c][2].span), 0xffu);
-		KT_ASSERT_EQ(W(t.rail[c]), 0x3u << (2 * (c / 2)));
+		KT_ASSERT_EQ(W(t.powerline[c]), 0x3u << (2 * (c / 2)));
 	}
 	EXPECT_LEVELS(&t, 0, "MC[0-1: {0}=1024 {1}=1024] CLS[0-3: {0-1}=2048 {2-3}=2048] "
 			     "DIE[0-7: {0-3}=4096 {4-7}=2048]");
@@ -728,7 +728,7 @@ KT_CASE(dt_nested_max_depth)
 			KT_ASSERT_EQ(cpumask_first(&sd_group(&t, sd, 0)->cpus), __builtin_ctz(span));
 			KT_ASSERT_EQ(sd_group(&t, sd, 1)->capacity, 1024u * (uint32_t)w / 2);
 		}
-		KT_ASSERT_EQ(W(t.rail[c]), 0xffffu);
+		KT_ASSERT_EQ(W(t.powerline[c]), 0xffffu);
 		want[c] = -1;
 	}
 	EXPECT_LEVELS(&t, 13, "MC[12-13: {12}=1024 {13}=1024] CLS[12-15: {12-13}=2048 {14-15}=2048] "
@@ -790,7 +790,7 @@ KT_CASE(dt_clusters_from_mpidr_interleaved)
 	}
 	EXPECT_BUDDIES(&t, &policy_rails, -1, -1, -1, -1);
 	for (int c = 0; c < 4; c++)
-		KT_ASSERT_EQ(W(t.rail[c]), 0xfu);
+		KT_ASSERT_EQ(W(t.powerline[c]), 0xfu);
 	EXPECT_LEVELS(&t, 0, "MC[0,2: {0}=1024 {2}=1024] DIE[0-3: {0,2}=2048 {1,3}=2048]");
 	EXPECT_LEVELS(&t, 3, "MC[1,3: {1}=1024 {3}=1024] DIE[0-3: {0,2}=2048 {1,3}=2048]");
 	EXPECT_BUDDIES(&t, &policy_all, 0, 0, 0, 1);
@@ -820,10 +820,10 @@ KT_CASE(dt_system_rail)
 	KT_ASSERT(t.cpu[1].rail_key != t.cpu[3].rail_key);
 
 	EXPECT_BUDDIES(&t, &policy_rails, 0, 0, 2, 2);
-	KT_ASSERT_EQ(W(t.rail[0]), 0x5u);
-	KT_ASSERT_EQ(W(t.rail[1]), 0x2u);
-	KT_ASSERT_EQ(W(t.rail[2]), 0x5u);
-	KT_ASSERT_EQ(W(t.rail[3]), 0x8u);
+	KT_ASSERT_EQ(W(t.powerline[0]), 0x5u);
+	KT_ASSERT_EQ(W(t.powerline[1]), 0x2u);
+	KT_ASSERT_EQ(W(t.powerline[2]), 0x5u);
+	KT_ASSERT_EQ(W(t.powerline[3]), 0x8u);
 	EXPECT_BUDDIES(&t, &policy_all, 0, 0, 0, 2);
 	EXPECT_BUDDIES(&t, &policy_off, -1, -1, -1, -1);
 }
@@ -1363,7 +1363,7 @@ KT_CASE(hundreds_of_cpus)
 		KT_ASSERT_EQ(sd[0].nr_groups, 16);
 		KT_ASSERT_EQ(sd[1].nr_groups, 8);
 		KT_ASSERT_EQ(sd[2].nr_groups, 4);
-		KT_ASSERT_EQ(cpumask_weight(&big_topo.rail[c]), 16);
+		KT_ASSERT_EQ(cpumask_weight(&big_topo.powerline[c]), 16);
 		/*
 		 * By the spec's rule: at CLS the lowest capacity per CPU is the
 		 * package's first little cluster (cluster 4), target its first

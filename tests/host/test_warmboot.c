@@ -1,5 +1,5 @@
 /*
- * The portable warm-boot logic (kernel/sched/warmboot.c, include/kernel/warmboot.h):
+ * The portable warm-boot logic (drivers/tc2_spc.c, kernel/sched/warmboot.c):
  * - the SPC register sequence against a fake MMIO block that logs every
  *   access: per-CPU resume mailboxes (A15 0x68 + 4n, A7 0x78 + 4n), wake-up
  *   enables in WAKE_INT_MASK (A15 bit n, A7 bit 4 + n, global bits 10-11),
@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "ktest.h"
+#include "drivers/tc2_spc.h"
 #include "kernel/idle.h"
 #include "kernel/timer.h"
 #include "kernel/warmboot.h"
@@ -180,26 +181,40 @@ KT_CASE(cluster_sequence_last_man_first_man)
 	KT_ASSERT_EQ(REG(SPC_WAKE_INT_MASK), 0x001u);
 }
 
+/* Each CPU's earliest timer, as timers_next_expiry() would say. */
+static uint64_t next[5];
+
+static uint64_t next_of(int cpu)
+{
+	if (cpu < 0 || cpu >= 5) {
+		kt_fail(__FILE__, __LINE__, "asked for cpu%d's timers", cpu);
+		return 0;
+	}
+	return next[cpu];
+}
+
 KT_CASE(pending_timer_keeps_the_cluster_on)
 {
-	uint64_t next[5] = { TIMER_NEVER, TIMER_NEVER, TIMER_NEVER, TIMER_NEVER, TIMER_NEVER };
+	const cpumask_t a7 = cpumask_from_u32(0x1c), a15 = cpumask_from_u32(0x03), a7_tail = cpumask_from_u32(0x18);
 	int blocker = 99;
 
+	for (int i = 0; i < 5; i++)
+		next[i] = TIMER_NEVER;
 	/* Cluster 1 = CPUs 2-4 (TC2's A7s). */
-	KT_ASSERT(warmboot_cluster_may_power_off(next, 5, 0x1c, &blocker));
+	KT_ASSERT(warmboot_cluster_may_power_off(&a7, 5, next_of, &blocker));
 	KT_ASSERT_EQ(blocker, -1);
 	/* A timer on a CPU of the other cluster does not matter. */
 	next[0] = 1000;
-	KT_ASSERT(warmboot_cluster_may_power_off(next, 5, 0x1c, &blocker));
-	KT_ASSERT(!warmboot_cluster_may_power_off(next, 5, 0x03, &blocker));
+	KT_ASSERT(warmboot_cluster_may_power_off(&a7, 5, next_of, &blocker));
+	KT_ASSERT(!warmboot_cluster_may_power_off(&a15, 5, next_of, &blocker));
 	KT_ASSERT_EQ(blocker, 0);
 	/* Any pending timer, however far: no broadcast timer would wake the cluster for it. */
 	next[3] = UINT64_MAX - 1;
-	KT_ASSERT(!warmboot_cluster_may_power_off(next, 5, 0x1c, &blocker));
+	KT_ASSERT(!warmboot_cluster_may_power_off(&a7, 5, next_of, &blocker));
 	KT_ASSERT_EQ(blocker, 3);
-	KT_ASSERT(!warmboot_cluster_may_power_off(next, 5, 0x1c, NULL));
+	KT_ASSERT(!warmboot_cluster_may_power_off(&a7, 5, next_of, NULL));
 	/* CPUs beyond nr_cpus are not read. */
-	KT_ASSERT(warmboot_cluster_may_power_off(next, 3, 0x18, &blocker));
+	KT_ASSERT(warmboot_cluster_may_power_off(&a7_tail, 3, next_of, &blocker));
 }
 
 KT_CASE(pending_timer_demotes_from_timer_stop_states)

@@ -45,9 +45,7 @@
 
 #include "arch/cpu.h"
 #include "arch/ipi.h"
-#include "kernel/energy_meter.h"
 #include "kernel/pack/buddy.h"
-#include "kernel/power.h"
 #include "kernel/sched.h"
 #include "kernel/sched/sched_internal.h"
 #include "kernel/timer.h"

@@ -1,6 +1,8 @@
 /*
  * The host port: the arch interface (include/arch/) for host programs, so
  * host tests and tools link the very same kernel/ objects as the ARM build.
+ * Every function include/arch declares for the kernel has its host version
+ * here (and only here).
  * One CPU id per thread (host_set_cpu_id), a clock that moves only when the
  * program sets host_fake_now, no timer hardware, no IPIs (a program that
  * needs them drives the scheduler's entry points itself), WFI-only power,
@@ -12,13 +14,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "arch/console.h"
 #include "arch/cpu.h"
+#include "arch/energy_meter.h"
 #include "arch/ipi.h"
-#include "kernel/energy_meter.h"
-#include "kernel/panic.h"
-#include "kernel/power.h"
-#include "kernel/printk.h"
-#include "kernel/timer.h"
+#include "arch/mm.h"
+#include "arch/power.h"
+#include "arch/timer.h"
 #include "tools/lib/host_arch.h"
 
 /* ------------------------------------------------------------ console, panic */
@@ -85,18 +87,39 @@ void arch_send_reschedule(int cpu)
 	(void)cpu;
 }
 
+/* ------------------------------------------------------------ memory: no protection */
+
+void arch_guard_page(uintptr_t addr)
+{
+	(void)addr;
+}
+
 /* ------------------------------------------------------------ power: WFI only */
 
-void platform_cpu_power_down(int cpu, bool domain, bool last_man)
+void platform_power_init(const struct fdt *fdt, const struct power_rail *rails, int nr_rails)
+{
+	(void)fdt;
+	(void)rails;
+	(void)nr_rails;
+}
+
+void platform_cpu_power_down(int cpu, int rail, bool domain, bool last_man)
 {
 	(void)cpu;
+	(void)rail;
 	(void)domain;
 	(void)last_man;
 }
 
-void platform_cluster_power_down(int rail)
+void platform_cluster_power_down(int rail, bool may_lose_power)
 {
 	(void)rail;
+	(void)may_lose_power;
+}
+
+bool platform_domain_stops_timer(void)
+{
+	return false;
 }
 
 void platform_cluster_power_up(int rail)

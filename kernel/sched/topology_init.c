@@ -1,12 +1,9 @@
 /*
- * Boot-time topology: build sched_topo (kernel/sched/topology.c) from the DT for
- * the placement policy named by bootarg "pack=" (include/kernel/pack.h),
- * check it agrees with the SMP code's CPU list, and report the pack buddies.
+ * The kernel's own topology at boot: build sched_topo (kernel/sched/topology.c)
+ * from the DT for the placement policy named by bootarg "pack="
+ * (include/kernel/pack.h), check it agrees with the port's CPU count, and
+ * report the pack buddies.
  */
-#include "boot/boot.h"
-
-#include "arch/smp.h"
-#include "kernel/cmdline.h"
 #include "kernel/cpumask.h"
 #include "kernel/fdt.h"
 #include "kernel/pack.h"
@@ -14,9 +11,8 @@
 #include "kernel/printk.h"
 #include "kernel/topology.h"
 
-void boot_topology_init(const struct fdt *fdt)
+void sched_topology_init_dt(const struct fdt *fdt, const char *mode_arg, int nr_cpus)
 {
-	const char *mode_arg = bootargs_get(boot_args(), "pack");
 	const struct pack_policy *policy = PACK_DEFAULT_POLICY;
 	char err[128];
 
@@ -32,19 +28,19 @@ void boot_topology_init(const struct fdt *fdt)
 	}
 	if (topology_parse_dt(fdt, &sched_topo, err, sizeof(err)) != 0)
 		panic("dtb: topology: %s", err);
-	if (sched_topo.nr_cpus != smp_nr_cpus())
+	if (sched_topo.nr_cpus != nr_cpus)
 		panic("topology: %d CPUs in the topology, %d known to SMP", sched_topo.nr_cpus,
-		      smp_nr_cpus());
+		      nr_cpus);
 	topology_build(&sched_topo, policy);
 }
 
-void boot_topology_report(void)
+void sched_topology_report(void)
 {
 	int n = sched_topo.nr_cpus;
 
 	/* The spec's rule gives no buddy then: say why once, rather than leave n lines of -1 to decode. */
-	if (n > 1 && sched_topo.policy->buddy && !sched_topo.policy->rails &&
-	    cpumask_weight(&sched_topo.rail[0]) == n)
+	if (n > 1 && sched_topo.policy->buddy && !sched_topo.policy->powerlines &&
+	    cpumask_weight(&sched_topo.powerline[0]) == n)
 		kprintf("pack: %s: all %d CPUs share one power rail (%s), so nothing is packed; pack=all gives each CPU its own\n",
 			sched_topo.policy->name, n,
 			sched_topo.cpu[0].rail_key < 0 ? "no cpu node has power-domains" : "one power-domains node for all");
@@ -52,7 +48,7 @@ void boot_topology_report(void)
 		kprintf("CPU%d packing on CPU%d\n", cpu, sched_topo.pack_buddy[cpu]);
 }
 
-int boot_cpu_cluster(int cpu)
+int sched_cpu_cluster(int cpu)
 {
 	return sched_topo.cpu[cpu].cluster;
 }

@@ -1,7 +1,7 @@
 /*
- * Portable half of the energy meters (include/kernel/energy_meter.h):
- * assembling a 64-bit counter read as two 32-bit halves, and differencing
- * counter values. The SYS_CFG driver is drivers/vexpress_energy.c.
+ * Assembling an energy counter read as two 32-bit halves
+ * (include/drivers/energy_meter.h): plain C, host-tested. The SYS_CFG
+ * driver is drivers/vexpress_energy.c.
  *
  * Why the read order hi1, lo, hi2 (then lo2 if needed) is enough: the low
  * word can wrap at most once between two reads that are microseconds apart
@@ -16,16 +16,11 @@
  * "hi changing twice" is therefore outside the contract: the function
  * trusts hi2:lo2 whenever the high words differ.
  */
-#include "kernel/energy_meter.h"
+#include "drivers/energy_meter.h"
 
 uint64_t energy_meter_combine(uint32_t hi1, uint32_t lo, uint32_t hi2, uint32_t lo2)
 {
 	if (hi1 == hi2)
 		return ((uint64_t)hi1 << 32) | lo;
 	return ((uint64_t)hi2 << 32) | lo2;
-}
-
-uint64_t energy_meter_delta(uint64_t before, uint64_t now)
-{
-	return now >= before ? now - before : 0;
 }

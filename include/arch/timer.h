@@ -1,0 +1,22 @@
+/*
+ * The clock and the per-CPU event timer the port provides (the scheduler's
+ * timers, include/kernel/timer.h, are built on these two calls).
+ *
+ *   arch_now_ns()            monotonic nanoseconds, the same clock on every
+ *                            CPU; callable from any context, IRQs on or off.
+ *   arch_timer_program(t)    arm the calling CPU's one-shot event for
+ *                            absolute time @t (TIMER_NEVER: cancel it); on
+ *                            expiry the port calls timers_run() on that CPU
+ *                            from its interrupt. Called with IRQs masked.
+ */
+#ifndef ARCH_TIMER_H
+#define ARCH_TIMER_H
+
+#include <stdint.h>
+
+#define TIMER_NEVER UINT64_MAX
+
+uint64_t arch_now_ns(void);
+void arch_timer_program(uint64_t deadline_ns);
+
+#endif
