@@ -61,5 +61,7 @@ int wq_wake_all(struct waitqueue *wq);
  * wq_add_locked().
  */
 bool wq_sleep(struct wait_entry *e, const volatile bool *stop);
+/* The same; when the wait is abandoned, @abandon(@e) runs under wq->lock as @e leaves the queue. */
+bool wq_sleep_abandon(struct wait_entry *e, const volatile bool *stop, void (*abandon)(struct wait_entry *e));
 
 #endif

@@ -1,6 +1,8 @@
 /* Task barriers; see include/kernel/task_barrier.h. */
 #include "kernel/task_barrier.h"
 
+#include <stddef.h>
+
 #include "kernel/panic.h"
 #include "kernel/sched.h"
 
@@ -32,20 +34,21 @@ enum barrier_result task_barrier_arrive(struct task_barrier *b, struct wait_entr
 	return r;
 }
 
+/* Under the barrier's lock, as an abandoned waiter leaves: it no longer counts as arrived. */
+static void barrier_abandon(struct wait_entry *e)
+{
+	struct task_barrier *b = (struct task_barrier *)((char *)e->wq - offsetof(struct task_barrier, wq));
+
+	KASSERT(b->arrived > 0);
+	b->arrived--;
+}
+
 enum barrier_result task_barrier_wait(struct task_barrier *b, const volatile bool *stop)
 {
 	struct wait_entry e;
 	enum barrier_result r = task_barrier_arrive(b, &e, current_task());
-	unsigned long flags;
 
 	if (r == BARRIER_LAST)
 		return r;
-	if (wq_sleep(&e, stop))
-		return BARRIER_WAITED;
-	/* Abandoned: this task no longer counts as arrived in the current round. */
-	flags = spin_lock_irqsave(&b->wq.lock);
-	KASSERT(b->arrived > 0);
-	b->arrived--;
-	spin_unlock_irqrestore(&b->wq.lock, flags);
-	return BARRIER_STOPPED;
+	return wq_sleep_abandon(&e, stop, barrier_abandon) ? BARRIER_WAITED : BARRIER_STOPPED;
 }

@@ -70,8 +70,8 @@ int wq_wake_all(struct waitqueue *wq)
 	return n;
 }
 
-/* Take @e off its queue if it is still on it; false if a waker took it first. */
-static bool wq_remove(struct wait_entry *e)
+/* Take @e off its queue if it is still on it (then @abandon runs, under the lock); false if a waker took it first. */
+static bool wq_remove(struct wait_entry *e, void (*abandon)(struct wait_entry *e))
 {
 	struct waitqueue *wq = e->wq;
 	unsigned long flags = spin_lock_irqsave(&wq->lock);
@@ -89,12 +89,14 @@ static bool wq_remove(struct wait_entry *e)
 			wq->tail = prev;
 		wq->nr_waiters--;
 		removed = true;
+		if (abandon)
+			abandon(e);
 	}
 	spin_unlock_irqrestore(&wq->lock, flags);
 	return removed;
 }
 
-bool wq_sleep(struct wait_entry *e, const volatile bool *stop)
+bool wq_sleep_abandon(struct wait_entry *e, const volatile bool *stop, void (*abandon)(struct wait_entry *e))
 {
 	KASSERT(e->task == current_task());
 	for (;;) {
@@ -115,5 +117,10 @@ bool wq_sleep(struct wait_entry *e, const volatile bool *stop)
 	}
 	if (__atomic_load_n(&e->woken, __ATOMIC_ACQUIRE))
 		return true;
-	return !wq_remove(e);
+	return !wq_remove(e, abandon);
+}
+
+bool wq_sleep(struct wait_entry *e, const volatile bool *stop)
+{
+	return wq_sleep_abandon(e, stop, NULL);
 }
