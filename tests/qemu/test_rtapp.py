@@ -132,6 +132,16 @@ def test_loops_instances_and_timer_sharing():
     assert all(len(x) == 11 and x[0] == "4" and x[8:10] == ["50", "1000"] for x in rows_), rows_
     assert int(rows_[1][4]) >= int(rows_[0][5]) and abs(int(rows_[0][5]) - int(rows_[0][4]) - int(rows_[0][3])) <= 1, rows_
     assert RESULT.search(r.output) and re.search(r"^RESULT .* tasks=5 specs=3 ", r.output, re.M), r
+    # tools/rtapp-log writes them as rt-app's files: <basename>-<task>-<i>.log, whitespace columns under "#idx".
+    with tempfile.TemporaryDirectory() as d:
+        p = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "rtapp-log"), "--basename", "web", "-", d],
+                           input=r.output, capture_output=True, text=True, timeout=30)
+        assert p.returncode == 0, p.stderr
+        assert sorted(os.listdir(d)) == ["web-%s.log" % n for n in ("fin-0", "own-0", "own-1", "shared-0", "shared-1")]
+        with open(os.path.join(d, "web-own-1.log")) as f:
+            lines = f.read().splitlines()
+        assert lines[0].split()[0] == "#idx" and len(lines) == 3, lines
+        assert all(len(l.split()) == 11 and all(re.fullmatch(r"-?\d+", v) for v in l.split()) for l in lines[1:]), lines
 
 
 def test_kernel_limits_give_error_lines_and_the_system_stays_up():
