@@ -390,3 +390,88 @@ def test_dump_lines_read_by_perfetto_and_lisa_with_every_event():
     tracks = {e["name"] for e in events if e["ph"] == "C" and e["cat"] == "counter"}
     assert {"energy", "energy_c0", "energy_c1"} <= tracks and any(t.startswith("util a-") for t in tracks), tracks
     assert any(e["name"] == "sched_waking" for e in events), "no sched_waking instants"
+
+
+# ------------------------------------------------------------ trace.dat
+
+DAT = os.path.join(ROOT, "tools", "trace2dat")
+NUM = r"-?\d+"
+
+
+def dump_events(text):
+    """(comm, pid, cpu, ts, event, fields) of every trace line of a dump, fields with single spaces."""
+    out = []
+    for l in trace_lines(text):
+        m = re.match(r"^\s*(.+?)-(\d+)\s+\[(\d+)\]\s+(?:[.a-zA-Z][^\s]*\s+)?(\d+\.\d+):\s+(\w+):\s?(.*?)\s*$", l)
+        assert m, l
+        out.append((m.group(1), int(m.group(2)), int(m.group(3)), m.group(4), m.group(5),
+                    " ".join(m.group(6).split())))
+    return out
+
+
+def report_events(text):
+    """The same from `trace-cmd report -N`: its print events are the dump's tracing_mark_write lines."""
+    out = []
+    for l in text.splitlines():
+        m = re.match(r"^\s*(.+?)-(\d+)\s+\[(\d+)\]\s+(\d+\.\d+):\s+(\w+):\s+(.*?)\s*$", l)
+        if not m:
+            continue
+        event, fields = m.group(5), " ".join(m.group(6).split())
+        if event == "print":
+            event, fields = fields.split(": ", 1)
+        out.append((m.group(1), int(m.group(2)), int(m.group(3)), m.group(4), event, fields))
+    return out
+
+
+def by_time(events):
+    """Sorted by time, then CPU; each CPU's order kept (ties across CPUs may merge either way)."""
+    return sorted(events, key=lambda e: (e[3], e[2]))
+
+
+def test_trace2dat_is_read_back_by_trace_cmd_report_event_for_event():
+    r = boot("qemu-tc2", run="trace start; rtapp add a i=3 l=20 r300,l0,s200,u0,t2000:u0; rtapp add b l=40 R100,s900; "
+             "rtapp run 0; trace dump", timeout=120)
+    assert r.status == 0, r
+    want = dump_events(r.output)
+    assert len(want) > 500, len(want)
+    with tempfile.TemporaryDirectory() as d:
+        dat = os.path.join(d, "trace.dat")
+        p = subprocess.run([sys.executable, DAT, "-", dat], input=r.output, capture_output=True, text=True,
+                           timeout=60)
+        assert p.returncode == 0 and p.stderr == "", p.stderr
+        with open(dat, "rb") as f:
+            head = f.read(16)
+        assert head[:10] == b"\x17\x08\x44tracing" and head[10:12] == b"6\0", head
+        rep = subprocess.run(["trace-cmd", "report", "-N", dat], capture_output=True, text=True, timeout=120)
+        assert rep.returncode == 0, rep.stderr
+        got = report_events(rep.stdout)
+        assert rep.stdout.splitlines()[0] == "cpus=5", rep.stdout[:200]
+        # Every event, every field, exactly (only the merge order of equal timestamps may differ).
+        assert len(got) == len(want), (len(got), len(want))
+        bad = [(w, g) for w, g in zip(by_time(want), by_time(got)) if w != g]
+        assert not bad, bad[:5]
+        # With its plugins (KernelShark's view of sched_switch/wakeup) it reads the same events.
+        rep2 = subprocess.run(["trace-cmd", "report", dat], capture_output=True, text=True, timeout=120)
+        assert rep2.returncode == 0 and "failed" not in rep2.stderr.lower(), rep2.stderr
+        assert len(report_events(rep2.stdout)) == len(want)
+        # Its event list names ours.
+        ev = subprocess.run(["trace-cmd", "report", "-N", "-E", dat], capture_output=True, text=True, timeout=60)
+        for name in ("sched:sched_switch", "sched:sched_waking", "sched:sched_pelt_se", "power:cpu_idle",
+                     "pack:sched_pack", "ftrace:print"):
+            assert name in ev.stdout, (name, ev.stdout[:500])
+
+
+def test_trace2dat_bad_input_exits_2_with_one_line():
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, "x.dat")
+        for text, want in (("no trace here\n", "no trace lines"),
+                           ("          <idle>-0     [000]     0.000001: sched_foo: bar=1\n",
+                            "line 1: event 'sched_foo' has no trace.dat format here"),
+                           ("          <idle>-0     [000]     0.000001: sched_switch: prev_comm=a prev_pid=1 "
+                            "prev_prio=120 prev_state=Q ==> next_comm=b next_pid=2 next_prio=120\n",
+                            "prev_state=Q is not one of")):
+            p = subprocess.run([sys.executable, DAT, "-", out], input=text, capture_output=True, text=True, timeout=30)
+            assert p.returncode == 2 and want in p.stderr and len(p.stderr.strip().splitlines()) == 1, p.stderr
+        for args in ([], ["a"], ["a", "b", "c"], [os.path.join(d, "missing.txt"), out]):
+            p = subprocess.run([sys.executable, DAT] + args, capture_output=True, text=True, timeout=30)
+            assert p.returncode == 2 and p.stderr.startswith("trace2dat:"), (args, p.stderr)
