@@ -105,7 +105,11 @@ uint32_t rtprog_barrier_parties(const struct rt_prog *p, int k);
 bool rtprog_spec_forever(const struct rt_prog *p, int s);
 /* Configured run time and timer periods of one loop of phase @ph (us). */
 void rtprog_phase_config(const struct rt_prog *p, const struct rt_phase *ph, uint64_t *c_run, uint64_t *c_period);
-/* Print the program back as console commands (`rtapp list`). */
-void rtprog_list(const struct rt_prog *p);
+/*
+ * The program back as console commands (`rtapp list`): `rtapp add` and `rtapp
+ * phase` lines that rebuild it exactly, each within the shell's limits, then
+ * one summary line "rtapp: N specs, ...", each passed to @out.
+ */
+void rtprog_list(const struct rt_prog *p, void (*out)(const char *line, void *ctx), void *ctx);
 
 #endif

@@ -882,6 +882,12 @@ static int rt_run(int argc, char **argv)
 
 /* ------------------------------------------------------------ command */
 
+static void list_line(const char *line, void *ctx)
+{
+	(void)ctx;
+	kprintf("%s\n", line);
+}
+
 static bool rt_claim(void)
 {
 	unsigned long flags = spin_lock_irqsave(&ra.lock);
@@ -930,7 +936,7 @@ static int cmd_rtapp(int argc, char **argv)
 	} else if (strcmp(sub, "run") == 0) {
 		rc = rt_run(argc - 2, argv + 2);
 	} else if (strcmp(sub, "list") == 0) {
-		rtprog_list(&ra.prog);
+		rtprog_list(&ra.prog, list_line, NULL);
 	} else {
 		rtprog_clear(&ra.prog);
 		kprintf("rtapp: specs cleared\n");

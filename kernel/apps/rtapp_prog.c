@@ -446,12 +446,14 @@ struct lister {
 	size_t len;
 	int words;
 	const char *name;
+	void (*out)(const char *line, void *ctx);
+	void *ctx;
 };
 
 static void lister_flush(struct lister *l)
 {
 	if (l->len)
-		kprintf("%s\n", l->buf);
+		l->out(l->buf, l->ctx);
 	l->len = 0;
 	l->words = 0;
 }
@@ -486,10 +488,13 @@ static void lister_put(struct lister *l, const char *tok, bool join)
 	}
 }
 
-void rtprog_list(const struct rt_prog *p)
+void rtprog_list(const struct rt_prog *p, void (*out)(const char *line, void *ctx), void *ctx)
 {
-	static struct lister l;	/* one listing at a time: the caller holds the rtapp claim */
+	struct lister l;
 	int instances = 0;
+
+	l.out = out;
+	l.ctx = ctx;
 
 	for (int s = 0; s < p->nr_specs; s++) {
 		const struct rt_spec *sp = &p->spec[s];
@@ -538,6 +543,7 @@ void rtprog_list(const struct rt_prog *p)
 		}
 		lister_flush(&l);
 	}
-	kprintf("rtapp: %d specs, %d instances, %d phases, %d events\n", p->nr_specs, instances, p->nr_phases,
-		p->nr_events);
+	ksnprintf(l.buf, sizeof(l.buf), "rtapp: %d specs, %d instances, %d phases, %d events", p->nr_specs, instances,
+		  p->nr_phases, p->nr_events);
+	out(l.buf, ctx);
 }
