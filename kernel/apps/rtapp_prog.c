@@ -520,7 +520,8 @@ void rtprog_list(const struct rt_prog *p, void (*out)(const char *line, void *ct
 			bool join = false;
 			int n = 0;
 
-			if (ph->loop != 1) {
+			/* x1 too when the phase has nothing else to show: it must still be listed. */
+			if (ph->loop != 1 || (!ph->mask && ph->nice == RTAPP_NICE_KEEP && !ph->nr_events)) {
 				ksnprintf(tok, sizeof(tok), "x%ld", (long)ph->loop);
 				lister_put(&l, tok, false);
 				join = true;
