@@ -311,6 +311,7 @@ int rtprog_add(struct rt_prog *p, int argc, char **argv, uint32_t cpus)
 
 int rtprog_phase(struct rt_prog *p, int argc, char **argv, uint32_t cpus)
 {
+	struct rt_phase last = { 0 };
 	struct rt_spec sp;
 	int nph = p->nr_phases, nev = p->nr_events;
 
@@ -323,8 +324,14 @@ int rtprog_phase(struct rt_prog *p, int argc, char **argv, uint32_t cpus)
 		return 1;
 	}
 	sp = p->spec[p->nr_specs - 1];
-	if (!parse_phases(p, &sp, argc - 1, argv + 1, cpus, &nph, &nev))
+	/* A '+' word changes the last phase in place: put it back if the command fails. */
+	if (nph > 0)
+		last = p->ph[nph - 1];
+	if (!parse_phases(p, &sp, argc - 1, argv + 1, cpus, &nph, &nev)) {
+		if (p->nr_phases > 0)
+			p->ph[p->nr_phases - 1] = last;
 		return 1;
+	}
 	p->spec[p->nr_specs - 1] = sp;
 	p->nr_phases = nph;
 	p->nr_events = nev;
