@@ -51,6 +51,6 @@ static inline struct task *mutex_owner(const struct mutex *m)
  */
 bool mutex_lock_or_queue(struct mutex *m, struct wait_entry *e, struct task *t);
 /* mutex_unlock_check() on behalf of @t. */
-enum mutex_result mutex_unlock_for(struct mutex *m, struct task *t);
+enum mutex_result mutex_unlock_for(struct mutex *m, const struct task *t);
 
 #endif

@@ -292,7 +292,10 @@ static bool ev_mem(struct rt_thread *th, uint8_t type, uint32_t n)
 			((volatile uint16_t *)buf)[i * 32] = (uint16_t)(((i + 37) % (RTAPP_MEM_SLICE / 64)) * 64);
 	}
 	while (done < n) {
-		uint32_t chunk = n - done < RTAPP_MEM_SLICE ? n - done : RTAPP_MEM_SLICE;
+		uint32_t chunk = n - done;
+
+		if (chunk > RTAPP_MEM_SLICE)
+			chunk = RTAPP_MEM_SLICE;
 
 		if (stopped())
 			return false;

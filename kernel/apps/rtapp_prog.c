@@ -525,7 +525,6 @@ void rtprog_list(const struct rt_prog *p, void (*out)(const char *line, void *ct
 		for (int i = 0; i < sp->nr_phases; i++) {
 			const struct rt_phase *ph = &p->ph[sp->first + i];
 			bool join = false;
-			int n = 0;
 
 			/* x1 too when the phase has nothing else to show: it must still be listed. */
 			if (ph->loop != 1 || (!ph->mask && ph->nice == RTAPP_NICE_KEEP && !ph->nr_events)) {
@@ -544,7 +543,8 @@ void rtprog_list(const struct rt_prog *p, void (*out)(const char *line, void *ct
 				join = true;
 			}
 			for (int e = 0; e < ph->nr_events; e++, join = true) {
-				n = join ? ksnprintf(tok, sizeof(tok), ",") : 0;
+				int n = join ? ksnprintf(tok, sizeof(tok), ",") : 0;
+
 				format_event(tok + n, sizeof(tok) - (size_t)n, &p->ev[ph->first + e]);
 				lister_put(&l, tok, join);
 			}

@@ -61,7 +61,7 @@ bool mutex_trylock(struct mutex *m)
 	return got;
 }
 
-enum mutex_result mutex_unlock_for(struct mutex *m, struct task *t)
+enum mutex_result mutex_unlock_for(struct mutex *m, const struct task *t)
 {
 	unsigned long flags = spin_lock_irqsave(&m->wq.lock);
 	struct wait_entry *next;

@@ -171,8 +171,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		size_t n = 0;
 		int rc;
 
-		while (i < size && data[i] != '\n' && n < sizeof(line) - 1)
-			line[n++] = data[i] == '\0' ? ' ' : (char)data[i], i++;
+		for (; i < size && data[i] != '\n' && n < sizeof(line) - 1; i++, n++) {
+			line[n] = (char)data[i];
+			if (line[n] == '\0')
+				line[n] = ' ';	/* the shell's line has no NUL inside */
+		}
 		while (i < size && data[i] != '\n')
 			i++;		/* the shell refuses a longer line: drop its rest */
 		i++;
