@@ -200,10 +200,9 @@ def test_rtapp_workload_longer_than_the_boot_arguments_runs():
         phases = {"p%d" % i: dict({"run%d" % j: 50 for j in range(8)}, **{"sleep%d" % j: 300 for j in range(8)})
                   for i in range(30)}
         path = os.path.join(out, "long.json")
+        tick = {"run": 100, "timer": {"ref": "t", "period": 5000}}
         with open(path, "w") as f:
-            json.dump({"global": {"duration": 1}, "tasks": {"long": {"phases": phases},
-                                                            "tick": {"run": 100, "timer": {"ref": "t", "period": 5000}}}},
-                      f)
+            json.dump({"global": {"duration": 1}, "tasks": {"long": {"phases": phases}, "tick": tick}}, f)
         browser = os.path.join(ROOT, "tests", "rtapp-examples", "browser-short.json")
         p = tool("run", "--boards", "qemu-tc2", "--pack", "rails", "--workload", "rtapp:%s,rtapp:%s" % (path, browser),
                  "--out", out)

@@ -130,7 +130,8 @@ def test_loops_instances_and_timer_sharing():
                                   "c_duration", "c_period", "wu_lat"], log[0]
     rows_ = [l.split()[1:] for l in log[1:3]]
     assert all(len(x) == 11 and x[0] == "4" and x[8:10] == ["50", "1000"] for x in rows_), rows_
-    assert int(rows_[1][4]) >= int(rows_[0][5]) and abs(int(rows_[0][5]) - int(rows_[0][4]) - int(rows_[0][3])) <= 1, rows_
+    start, end, period = int(rows_[0][4]), int(rows_[0][5]), int(rows_[0][3])
+    assert int(rows_[1][4]) >= end and abs(end - start - period) <= 1, rows_
     assert RESULT.search(r.output) and re.search(r"^RESULT .* tasks=5 specs=3 ", r.output, re.M), r
     # tools/rtapp-log writes them as rt-app's files: <basename>-<task>-<i>.log, whitespace columns under "#idx".
     with tempfile.TemporaryDirectory() as d:
