@@ -23,7 +23,7 @@
 #       and the ARM one (CONFIG_NR_CPUS=8, arm-none-eabi, newlib headers).
 #       Any finding fails it; suppressions are inline and justified.
 #
-# C targets (tests/fuzz/fuzz_<name>.c): fdt, shell, cmdline, format, pelt,
+# C targets (tests/fuzz/fuzz_<name>.c): fdt, shell, cmdline, format, pelt, rtapp_prog,
 # pelt_tool, schedtopo, and schedtopo_nr8 (fuzz_schedtopo.c built with the
 # ARM kernel's CONFIG_NR_CPUS=8). Inputs that still crash, waiting for a
 # fix, are kept in tests/fuzz/crashes/<target>/ (not run by the regression);
@@ -45,7 +45,7 @@ apt_need = for p in $(2); do \
 
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
-FUZZ_C       := fdt shell cmdline format pelt pelt_tool schedtopo schedtopo_nr8
+FUZZ_C       := fdt shell cmdline format pelt pelt_tool schedtopo schedtopo_nr8 rtapp_prog
 FUZZ_TARGETS ?= $(FUZZ_C) rtapp
 FUZZ_ARGS    ?=
 FUZZ_OUT     := build/fuzz
@@ -58,6 +58,7 @@ fuzz_nr  = $(if $(filter %_nr8,$(1)),8,1024)
 FUZZ_OPTS_fdt           := -max_len=16384 -dict=tests/fuzz/fdt.dict
 FUZZ_OPTS_schedtopo     := -max_len=16384 -dict=tests/fuzz/fdt.dict
 FUZZ_OPTS_schedtopo_nr8 := -max_len=16384 -dict=tests/fuzz/fdt.dict
+FUZZ_OPTS_rtapp_prog    := -max_len=16384 -dict=tests/fuzz/rtapp_prog.dict
 FUZZ_OPTS_shell         := -dict=tests/fuzz/shell.dict
 FUZZ_OPTS_cmdline       := -dict=tests/fuzz/shell.dict
 FUZZ_OPTS_format        := -dict=tests/fuzz/format.dict

@@ -2,7 +2,7 @@
 # Install the Debian packages the build and tests need, if any are missing.
 # Called by `make run`, `make test` and .ci/run; quiet when all is present.
 set -u
-need=(gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm device-tree-compiler python3 libfdt-dev)
+need=(gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm device-tree-compiler python3 libfdt-dev trace-cmd)
 missing=()
 for p in "${need[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,42 +1,31 @@
 /*
  * rt-app workloads in the kernel: the `rtapp` console command, with the
  * semantics of scheduler-tools/rt-app (doc/tutorial.txt, src/rt-app.c).
- * tools/rtapp translates an rt-app JSON file into these commands.
+ * tools/rtapp translates an rt-app JSON file into these commands; the
+ * program they build is data (include/kernel/rtapp_prog.h, parsed by
+ * kernel/apps/rtapp_prog.c) that this file interprets with real tasks.
  *
- *   rtapp add NAME [i=N] [l=LOOP] [n=NICE] [m=MASK] [d=DELAY_US] PHASE [PHASE...]
- *	one task spec (a JSON task object): i instances (default 1, 0 = none),
- *	l thread loop (default -1: until the run ends; 0: never runs), n nice
- *	(-20..19), m affinity as a hex CPU mask (default every CPU), d initial
- *	delay in us. Up to RTAPP_MAX_SPECS specs, RTAPP_MAX_THREADS instances
- *	in all, RTAPP_MAX_PHASES phases per spec.
- *   PHASE: comma-separated items, events in execution order (at most
- *	RTAPP_MAX_EVENTS per phase, at least one):
- *	x<loop>		phase loop (default 1; -1 = stay in this phase)
- *	m<hexmask>	phase affinity (default: the task's)
- *	n<nice>		set this nice at the start of the phase (kept after)
- *	r<us>		run: a fixed amount of CPU work, us x the calibrated rate
- *	R<us>		runtime: busy until us of wall time have passed
- *	s<us>		sleep us
- *	t<us>:g<k>	timer of period us on shared timer k (0..7): every thread
- *			naming g<k> advances the same timeline (rt-app's named
- *			timer resource)
- *	t<us>:u<k>	timer on this thread's own timer k (rt-app "unique*" refs:
- *			one timeline per instance)
- *	T<us>:...	the same timer in absolute mode (rt-app "mode": "absolute";
- *			one absolute use makes the whole timer absolute)
+ *   rtapp add NAME [i=N] [l=LOOP] [n=NICE] [m=MASK] [d=DELAY_US] [PHASE...]
+ *   rtapp phase NAME PHASE|+ITEMS ...	more phases / events for the last spec
+ *	one task spec (a JSON task object): i instances (default 1, 0 = only
+ *	forked), l thread loop (default -1: until the run ends; 0: never
+ *	runs), n nice (-20..19), m affinity as a hex CPU mask (default every
+ *	CPU), d initial delay in us. Items: see include/kernel/rtapp_prog.h.
  *	e.g. rtapp add periodic i=4 r1600,t16000:u0
  *   rtapp run MS [log=N]
  *	create every instance, start them together (t_zero, 2 ms ahead), stop
- *	them MS ms later (0: when they all finish; refused if one loops
- *	forever), join them and print, per instance and phase:
+ *	them MS ms later (0: when they all finish, at most 10 min; refused if
+ *	one loops forever), join them and print, per instance and phase:
  *	  rtapp: task=NAME inst=I tid=T cpu=C phase=P loops=L period_us=
  *	  c_run_us= run_us= run_max_us= act_period_us= slack_us= slack_min_us=
  *	  wakeups= lat_min_us= lat_avg_us= lat_max_us= overruns=
- *	then, with log=N, the first N phase loops of each instance as rt-app
- *	logs them (rtapp-log: ... run= period= rel_st= slack= c_duration=
- *	c_period= wu_lat=), and one RESULT line with the energy fields.
- *   rtapp list		the specs, in `rtapp add` form
- *   rtapp clear	forget them
+ *	then, with log=N, the first N phase loops of each instance as rt-app's
+ *	own log file (rt-app-NAME-I.log): a line `rtapp-log: file=NAME-I.log`
+ *	then `rtapp-log: ` + rt-app's header and rows (#idx perf run period
+ *	start end rel_st slack c_duration c_period wu_lat; idx = the thread's
+ *	index, times in us), and one RESULT line with the energy fields.
+ *   rtapp list		the program, as commands
+ *   rtapp clear	forget it
  *   rtapp cal		the "run" calibration
  *
  * Metrics, as rt-app defines them per phase loop: run = wall time spent in
@@ -46,6 +35,25 @@
  * (the last timer of the loop; negative: overrun); wake-up latency = timer
  * wake-up time - programmed boundary. An overrun timer does not sleep; in
  * relative mode its timeline restarts from now.
+ *
+ * Synchronisation events use the kernel's own sleeping objects, one set per
+ * run: mutexes (kernel/sched/mutex.c: lock/unlock, owner checked), condition
+ * variables (condvar.c: wait/signal/broad/sync; suspend and resume are
+ * expressed with them by tools/rtapp, as rt-app does), barriers
+ * (task_barrier.c; the parties are counted from the program as rt-app
+ * counts its users) and semaphores (semaphore.c: sem_wait/sem_post). At the
+ * end of a run every wait is abandoned (the stop flag, then a wake-up of
+ * each thread) and each thread releases the mutexes it still holds. A
+ * program error found at run time (unlocking a mutex one does not hold,
+ * waiting without holding the mutex, locking one twice) ends that thread
+ * with one `rtapp: error: ...` line; the others go on.
+ *
+ * mem/memrun/iorun are work on memory: writes, reads or a pointer chase
+ * over the thread's own RTAPP_MEM_SLICE-byte buffer (rt-app's buffer is
+ * bigger: the amount of work is kept, not the cache footprint); iorun
+ * copies the bytes into a sink as a write to /dev/null would. yield is
+ * task_yield(). fork starts one more instance of a spec, as rt-app's fork
+ * event does (named NAME-f<k>), up to RTAPP_MAX_THREADS threads in all.
  *
  * "run" is a calibrated loop, not clock polling: under QEMU icount, a clock
  * read by a busy vCPU can hand the host thread to another vCPU for its whole
@@ -58,7 +66,7 @@
  * "runtime" polls arch_now_ns() (every <= 32 us of work, as rt-app does):
  * a fixed wall time, whatever work that is.
  *
- * One run at a time; add/clear/list are refused while a run is in progress.
+ * One run at a time; add/phase/clear/list are refused while a run is in progress.
  */
 #include "kernel/rtapp.h"
 
@@ -68,12 +76,17 @@
 #include <string.h>
 
 #include "arch/spinlock.h"
-#include "kernel/energy.h"
 #include "kernel/cmdline.h"
+#include "kernel/condvar.h"
+#include "kernel/energy.h"
 #include "kernel/format.h"
+#include "kernel/mutex.h"
 #include "kernel/printk.h"
+#include "kernel/rtapp_prog.h"
 #include "kernel/sched.h"
+#include "kernel/semaphore.h"
 #include "kernel/shell.h"
+#include "kernel/task_barrier.h"
 #include "kernel/time.h"
 #include "kernel/timer.h"
 #include "kernel/topology.h"
@@ -82,50 +95,15 @@
 #define BOARD_NAME "host"
 #endif
 
-#define RTAPP_MAX_SPECS 16
-#define RTAPP_MAX_PHASES 4
-#define RTAPP_MAX_EVENTS 8
-#define RTAPP_MAX_THREADS 32
-#define RTAPP_MAX_TIMERS 8
-#define RTAPP_MAX_US 100000000L		/* one event: 100 s */
 #define RTAPP_MAX_MS 600000L		/* one run: 10 min */
-#define RTAPP_NAME_LEN 12		/* 11 characters; the task is NAME-<inst> */
-#define RTAPP_LOG_MAX 32
+#define RTAPP_LOG_MAX 64
+#define RTAPP_MAX_STATS 4096		/* per-instance phase statistics, all threads */
+#define RTAPP_MEM_SLICE 4096		/* bytes of memory work area per thread */
 #define RTAPP_START_LEAD_NS (2 * NSEC_PER_MSEC)
 #define RTAPP_CAL_LOOPS 200000u
 #define RTAPP_CAL_TRIALS 3
 #define RTAPP_RUN_CHUNK_US 1000u	/* a stop is seen within one chunk */
 #define RTAPP_RUNTIME_POLL_US 32u
-#define NICE_KEEP 127
-
-enum rt_ev_type { EV_RUN, EV_RUNTIME, EV_SLEEP, EV_TIMER };
-
-struct rt_event {
-	uint8_t type;
-	uint8_t timer;			/* timer id */
-	bool unique;			/* per thread (u<k>) or shared (g<k>) */
-	bool absolute;
-	uint32_t us;
-};
-
-struct rt_phase {
-	int32_t loop;			/* -1 or >= 1 */
-	uint32_t mask;			/* 0: the task's */
-	int nice;			/* NICE_KEEP: unchanged */
-	int nr_events;
-	struct rt_event ev[RTAPP_MAX_EVENTS];
-};
-
-struct rt_spec {
-	char name[RTAPP_NAME_LEN];
-	int instances;
-	int32_t loop;			/* thread loop, -1: forever */
-	int nice;
-	uint32_t mask;			/* 0: every CPU */
-	uint32_t delay_us;
-	int nr_phases;
-	struct rt_phase ph[RTAPP_MAX_PHASES];
-};
 
 struct rt_timer {
 	spinlock_t lock;
@@ -141,28 +119,31 @@ struct rt_pstat {
 	uint64_t lat_min, lat_max, lat_sum;
 };
 
-/* One phase loop, as rt-app logs it (us). */
+/* One phase loop, as rt-app logs it (us; perf in thousands of loops). */
 struct rt_rec {
-	uint8_t phase;
-	uint32_t run, period, rel_st, wu_lat;
+	uint16_t phase;
+	uint32_t perf, run, period, wu_lat;
+	uint64_t start, end, rel_st;
 	int32_t slack;
+	uint32_t c_duration, c_period;
 };
 
 struct rt_thread {
 	struct task *task;
-	const struct rt_spec *spec;
-	int inst;
+	int spec;
+	int inst;			/* instance number, or fork number */
+	bool forked, created, failed;
 	uint32_t tid;
 	int last_cpu;
 	struct rt_timer timers[RTAPP_MAX_TIMERS];	/* unique timers */
-	struct rt_pstat st[RTAPP_MAX_PHASES];
+	struct rt_pstat *st;		/* one per phase of its spec */
 	int nrec;
 	struct rt_rec rec[RTAPP_LOG_MAX];
 };
 
 /* Accumulated over one phase loop (rt-app's log_data). */
 struct rt_ldata {
-	uint64_t run_ns, wu_lat_ns;
+	uint64_t run_ns, wu_lat_ns, perf_loops;
 	int64_t slack_ns;
 	bool has_slack;
 };
@@ -171,15 +152,24 @@ static struct {
 	spinlock_t lock;		/* guards busy */
 	bool busy;
 	uint64_t loops_per_ms;		/* "run" calibration */
-	int nr_specs;
-	struct rt_spec specs[RTAPP_MAX_SPECS];
+	struct rt_prog prog;
 	/* The run in progress. */
+	spinlock_t threads_lock;	/* guards nr_threads, nr_stats, fork numbers (forks add threads) */
 	struct rt_timer timers[RTAPP_MAX_TIMERS];	/* shared timers */
+	struct mutex mutexes[RTAPP_MAX_MUTEXES];
+	struct condvar conds[RTAPP_MAX_CONDS];
+	struct task_barrier barriers[RTAPP_MAX_BARRIERS];
+	struct semaphore sems[RTAPP_MAX_SEMS];
 	struct rt_thread threads[RTAPP_MAX_THREADS];
-	int nr_threads, log_max;
+	struct rt_pstat stats[RTAPP_MAX_STATS];
+	int nforks[RTAPP_MAX_SPECS];
+	int nr_threads, nr_stats, log_max, nr_errors;
 	uint64_t t_zero, end_ns;
-	bool stop;
-} ra = { .lock = SPINLOCK_INIT };
+	volatile bool stop;
+} ra = { .lock = SPINLOCK_INIT, .threads_lock = SPINLOCK_INIT };
+
+static uint8_t rt_mem[RTAPP_MAX_THREADS][RTAPP_MEM_SLICE] __attribute__((aligned(64)));
+static uint8_t rt_io_sink[RTAPP_MEM_SLICE];
 
 static uint32_t all_cpus(void)
 {
@@ -189,6 +179,16 @@ static uint32_t all_cpus(void)
 static bool stopped(void)
 {
 	return __atomic_load_n(&ra.stop, __ATOMIC_ACQUIRE);
+}
+
+static int thread_index(const struct rt_thread *th)
+{
+	return (int)(th - ra.threads);
+}
+
+static const struct rt_spec *spec_of(const struct rt_thread *th)
+{
+	return &ra.prog.spec[th->spec];
 }
 
 /* ------------------------------------------------------------ work */
@@ -244,7 +244,7 @@ static bool rt_sleep_until(uint64_t t)
 }
 
 /* run: fixed work, in chunks so that the end of the run is noticed. */
-static bool ev_run(uint32_t us)
+static bool ev_run(uint32_t us, struct rt_ldata *ld)
 {
 	uint64_t loops = loops_for_us(us), chunk = loops_for_us(RTAPP_RUN_CHUNK_US);
 
@@ -256,13 +256,14 @@ static bool ev_run(uint32_t us)
 		if (stopped())
 			return false;
 		rt_burn((uint32_t)n);
+		ld->perf_loops += n;
 		loops -= n;
 	}
 	return true;
 }
 
 /* runtime: busy until @us of wall time have passed. */
-static bool ev_runtime(uint32_t us)
+static bool ev_runtime(uint32_t us, struct rt_ldata *ld)
 {
 	uint64_t now = arch_now_ns(), until = now + (uint64_t)us * NSEC_PER_USEC;
 
@@ -273,15 +274,57 @@ static bool ev_runtime(uint32_t us)
 		if (stopped() || now >= ra.end_ns)
 			return false;
 		rt_burn(n ? (uint32_t)n : 1);
+		ld->perf_loops += n ? n : 1;
 		now = arch_now_ns();
 	}
+	return true;
+}
+
+/* mem / memrun write, read, chase; iorun: @n bytes (or hops) over the thread's slice. */
+static bool ev_mem(struct rt_thread *th, uint8_t type, uint32_t n)
+{
+	volatile uint8_t *buf = rt_mem[thread_index(th)];
+	uint32_t done = 0, sum = 0;
+
+	if (type == EV_MEM_CHASE && buf[0] == 0 && buf[1] == 0) {
+		/* A cycle through every 64-byte line, in a scattered order (stride 37 lines, coprime to 64). */
+		for (uint32_t i = 0; i < RTAPP_MEM_SLICE / 64; i++)
+			((volatile uint16_t *)buf)[i * 32] = (uint16_t)(((i + 37) % (RTAPP_MEM_SLICE / 64)) * 64);
+	}
+	while (done < n) {
+		uint32_t chunk = n - done;
+
+		if (chunk > RTAPP_MEM_SLICE)
+			chunk = RTAPP_MEM_SLICE;
+
+		if (stopped())
+			return false;
+		if (type == EV_MEM_WRITE) {
+			for (uint32_t i = 0; i < chunk; i++)
+				buf[i] = (uint8_t)(i + done);
+		} else if (type == EV_MEM_READ) {
+			for (uint32_t i = 0; i < chunk; i++)
+				sum += buf[i];
+		} else if (type == EV_MEM_CHASE) {
+			uint32_t at = 0;
+
+			for (uint32_t i = 0; i < chunk; i++)
+				at = ((volatile uint16_t *)buf)[at / 2];
+			sum += at;
+		} else {
+			for (uint32_t i = 0; i < chunk; i++)
+				((volatile uint8_t *)rt_io_sink)[i] = buf[i];
+		}
+		done += chunk;
+	}
+	rt_sink = sum;
 	return true;
 }
 
 static bool ev_timer(struct rt_thread *th, const struct rt_event *ev, uint64_t t_first,
 		     struct rt_pstat *st, struct rt_ldata *ld)
 {
-	struct rt_timer *tm = ev->unique ? &th->timers[ev->timer] : &ra.timers[ev->timer];
+	struct rt_timer *tm = (ev->flags & EVF_UNIQUE) ? &th->timers[ev->res] : &ra.timers[ev->res];
 	uint64_t next, now, lat;
 	unsigned long flags;
 	bool overrun;
@@ -291,7 +334,7 @@ static bool ev_timer(struct rt_thread *th, const struct rt_event *ev, uint64_t t
 		tm->init = true;
 		tm->next = t_first;
 	}
-	tm->next += (uint64_t)ev->us * NSEC_PER_USEC;
+	tm->next += (uint64_t)ev->arg * NSEC_PER_USEC;
 	next = tm->next;
 	now = arch_now_ns();
 	overrun = now >= next;
@@ -318,12 +361,103 @@ static bool ev_timer(struct rt_thread *th, const struct rt_event *ev, uint64_t t
 	return true;
 }
 
-/* One loop of @ph; false if the run ended during it (the loop is then not counted). */
-static bool rt_run_phase(struct rt_thread *th, const struct rt_phase *ph, uint64_t t_first,
-			 struct rt_pstat *st, struct rt_ldata *ld)
+/* A program error found while running: one line, and the thread ends. */
+static bool rt_fail(struct rt_thread *th, int phase, int e, const char *what, const char *obj, unsigned a,
+		    const char *rest)
 {
+	char msg[96];
+
+	ksnprintf(msg, sizeof(msg), "%s %s %u%s", what, obj, a, rest);
+	kprintf("rtapp: error: task=%s inst=%d phase=%d event=%d: %s\n", spec_of(th)->name, th->inst, phase, e,
+		msg);
+	th->failed = true;
+	__atomic_fetch_add(&ra.nr_errors, 1, __ATOMIC_RELAXED);
+	return false;
+}
+
+static void rt_thread_fn(void *arg);
+
+/* The fork event: one more instance of spec @s, starting now. */
+static bool ev_fork(struct rt_thread *th, int s, int phase, int e)
+{
+	unsigned long flags = spin_lock_irqsave(&ra.threads_lock);
+	const struct rt_spec *sp = &ra.prog.spec[s];
+	struct rt_thread *child;
+	char name[TASK_NAME_LEN];
+	int idx, fk;
+
+	if (ra.nr_threads == RTAPP_MAX_THREADS || ra.nr_stats + sp->nr_phases > RTAPP_MAX_STATS) {
+		spin_unlock_irqrestore(&ra.threads_lock, flags);
+		return rt_fail(th, phase, e, "fork of", "spec", (unsigned)s, ": the run has its maximum of threads");
+	}
+	idx = ra.nr_threads++;
+	fk = ra.nforks[s]++;
+	child = &ra.threads[idx];
+	memset(child, 0, sizeof(*child));
+	child->spec = s;
+	child->inst = fk;
+	child->forked = true;
+	child->last_cpu = -1;
+	child->st = &ra.stats[ra.nr_stats];
+	ra.nr_stats += sp->nr_phases;
+	spin_unlock_irqrestore(&ra.threads_lock, flags);
+	for (int k = 0; k < RTAPP_MAX_TIMERS; k++)
+		child->timers[k].relative = true;
+	ksnprintf(name, sizeof(name), "%s-f%d", sp->name, fk);
+	child->task = task_create(name, rt_thread_fn, child, sp->nice, sp->mask ? sp->mask : all_cpus());
+	if (child->task)
+		child->tid = child->task->tid;
+	__atomic_store_n(&child->created, true, __ATOMIC_RELEASE);
+	if (!child->task)
+		return rt_fail(th, phase, e, "fork of", "spec", (unsigned)s, ": no task slot");
+	return true;
+}
+
+static bool ev_sync_objects(struct rt_thread *th, const struct rt_event *ev, int phase, int e)
+{
+	enum mutex_result r;
+
+	switch (ev->type) {
+	case EV_LOCK:
+		r = mutex_lock_stoppable(&ra.mutexes[ev->res], &ra.stop);
+		if (r == MUTEX_DEADLOCK)
+			return rt_fail(th, phase, e, "lock of", "mutex", ev->res, ", which it holds already");
+		return r == MUTEX_OK;
+	case EV_UNLOCK:
+		if (mutex_unlock_check(&ra.mutexes[ev->res]) != MUTEX_OK)
+			return rt_fail(th, phase, e, "unlock of", "mutex", ev->res, ", which it does not hold");
+		return true;
+	case EV_SYNC:
+		cond_signal(&ra.conds[ev->res]);
+		/* fall through */
+	case EV_WAIT:
+		r = cond_wait(&ra.conds[ev->res], &ra.mutexes[ev->res2], &ra.stop);
+		if (r == MUTEX_NOT_OWNER)
+			return rt_fail(th, phase, e, "wait on", "condition", ev->res, " without holding its mutex");
+		return r == MUTEX_OK;
+	case EV_SIGNAL:
+		cond_signal(&ra.conds[ev->res]);
+		return true;
+	case EV_BROAD:
+		cond_broadcast(&ra.conds[ev->res]);
+		return true;
+	case EV_BARRIER:
+		return task_barrier_wait(&ra.barriers[ev->res], &ra.stop) != BARRIER_STOPPED;
+	case EV_SEM_WAIT:
+		return sem_down(&ra.sems[ev->res], &ra.stop);
+	default:	/* EV_SEM_POST */
+		sem_up(&ra.sems[ev->res]);
+		return true;
+	}
+}
+
+/* One loop of phase @p; false if the run ended (or the thread failed) during it: the loop is then not counted. */
+static bool rt_run_phase(struct rt_thread *th, int p, uint64_t t_first, struct rt_pstat *st, struct rt_ldata *ld)
+{
+	const struct rt_phase *ph = &ra.prog.ph[spec_of(th)->first + p];
+
 	for (int i = 0; i < ph->nr_events; i++) {
-		const struct rt_event *ev = &ph->ev[i];
+		const struct rt_event *ev = &ra.prog.ev[ph->first + i];
 		uint64_t t;
 		bool ok;
 
@@ -333,14 +467,30 @@ static bool rt_run_phase(struct rt_thread *th, const struct rt_phase *ph, uint64
 		case EV_RUN:
 		case EV_RUNTIME:
 			t = arch_now_ns();
-			ok = ev->type == EV_RUN ? ev_run(ev->us) : ev_runtime(ev->us);
+			ok = ev->type == EV_RUN ? ev_run(ev->arg, ld) : ev_runtime(ev->arg, ld);
 			ld->run_ns += arch_now_ns() - t;
 			break;
 		case EV_SLEEP:
-			ok = rt_sleep_until(arch_now_ns() + (uint64_t)ev->us * NSEC_PER_USEC);
+			ok = rt_sleep_until(arch_now_ns() + (uint64_t)ev->arg * NSEC_PER_USEC);
+			break;
+		case EV_TIMER:
+			ok = ev_timer(th, ev, t_first, st, ld);
+			break;
+		case EV_YIELD:
+			task_yield();
+			ok = true;
+			break;
+		case EV_FORK:
+			ok = ev_fork(th, ev->res, p, i);
+			break;
+		case EV_MEM_WRITE:
+		case EV_MEM_READ:
+		case EV_MEM_CHASE:
+		case EV_IORUN:
+			ok = ev_mem(th, ev->type, ev->arg);
 			break;
 		default:
-			ok = ev_timer(th, ev, t_first, st, ld);
+			ok = ev_sync_objects(th, ev, p, i);
 			break;
 		}
 		if (!ok)
@@ -373,31 +523,48 @@ static void rt_account(struct rt_thread *th, int phase, const struct rt_ldata *l
 	}
 	if (th->nrec < ra.log_max) {
 		struct rt_rec *r = &th->rec[th->nrec++];
+		uint64_t c_run, c_period;
 
-		r->phase = (uint8_t)phase;
+		rtprog_phase_config(&ra.prog, &ra.prog.ph[spec_of(th)->first + phase], &c_run, &c_period);
+		r->phase = (uint16_t)phase;
+		r->perf = (uint32_t)(ld->perf_loops / 1000);
 		r->run = us32(ld->run_ns);
 		r->period = us32(t1 - t0);
-		r->rel_st = us32(t0 > ra.t_zero ? t0 - ra.t_zero : 0);
+		r->start = t0 / NSEC_PER_USEC;
+		r->end = t1 / NSEC_PER_USEC;
+		r->rel_st = t0 > ra.t_zero ? (t0 - ra.t_zero) / NSEC_PER_USEC : 0;
 		r->slack = (int32_t)(ld->slack_ns / (int64_t)NSEC_PER_USEC);
 		r->wu_lat = us32(ld->wu_lat_ns);
+		r->c_duration = (uint32_t)c_run;
+		r->c_period = (uint32_t)c_period;
 	}
+}
+
+/* At the end of a thread: give back the mutexes it still holds (the run ended inside a critical section). */
+static void rt_release_mutexes(void)
+{
+	struct task *self = current_task();
+
+	for (int k = 0; k < RTAPP_MAX_MUTEXES; k++)
+		if (mutex_owner(&ra.mutexes[k]) == self)
+			mutex_unlock(&ra.mutexes[k]);
 }
 
 static void rt_thread_fn(void *arg)
 {
 	struct rt_thread *th = arg;
-	const struct rt_spec *sp = th->spec;
+	const struct rt_spec *sp = spec_of(th);
 	struct task *self = current_task();
 	uint32_t task_mask = sp->mask ? sp->mask : all_cpus(), cur_mask = task_mask;
 	uint64_t t_first = ra.t_zero + (uint64_t)sp->delay_us * NSEC_PER_USEC;
 
-	/* rt-app's start barrier, then the task's delay. */
+	/* rt-app's start barrier, then the task's delay (a forked thread shares t_zero, as in rt-app). */
 	if (rt_sleep_until(t_first)) {
 		int32_t ploop = 0, tloop = 0;
 		int phase = 0;
 
 		while (!stopped() && tloop != sp->loop) {
-			const struct rt_phase *ph = &sp->ph[phase];
+			const struct rt_phase *ph = &ra.prog.ph[sp->first + phase];
 			uint32_t mask = ph->mask ? ph->mask : task_mask;
 			struct rt_ldata ld;
 			uint64_t t0, t1;
@@ -407,11 +574,11 @@ static void rt_thread_fn(void *arg)
 				cur_mask = mask;
 				task_yield();	/* move now if this CPU is no longer allowed */
 			}
-			if (ph->nice != NICE_KEEP && ph->nice != self->se.nice)
+			if (ph->nice != RTAPP_NICE_KEEP && ph->nice != self->se.nice)
 				task_set_nice(self, ph->nice);
 			memset(&ld, 0, sizeof(ld));
 			t0 = arch_now_ns();
-			if (!rt_run_phase(th, ph, t_first, &th->st[phase], &ld))
+			if (!rt_run_phase(th, phase, t_first, &th->st[phase], &ld))
 				break;
 			t1 = arch_now_ns();
 			rt_account(th, phase, &ld, t0, t1);
@@ -425,293 +592,78 @@ static void rt_thread_fn(void *arg)
 			}
 		}
 	}
+	rt_release_mutexes();
 	th->last_cpu = self->cpu;
-}
-
-/* ------------------------------------------------------------ parsing */
-
-/* A hex CPU mask ("0x1c" or "1c"), non-zero, only CPUs this board has. */
-static bool parse_mask(const char *s, uint32_t *out, const char *what)
-{
-	char *end;
-	unsigned long long v;
-
-	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
-		s += 2;
-	if (!*s || *s == '-' || *s == '+') {
-		kprintf("error: rtapp: %s: '%s' is not a hex CPU mask\n", what, s);
-		return false;
-	}
-	v = strtoull(s, &end, 16);
-	if (*end || v == 0 || v > UINT32_MAX) {
-		kprintf("error: rtapp: %s: '%s' is not a non-zero hex CPU mask\n", what, s);
-		return false;
-	}
-	if (v & ~(unsigned long long)all_cpus()) {
-		kprintf("error: rtapp: %s: CPU mask 0x%llx names CPUs this board lacks (%d CPUs: 0x%x)\n", what, v,
-			sched_nr_cpus(), (unsigned)all_cpus());
-		return false;
-	}
-	*out = (uint32_t)v;
-	return true;
-}
-
-/* "<us>:g<k>" or "<us>:u<k>" after the t/T. */
-static bool parse_timer(char *s, struct rt_event *ev)
-{
-	char *colon = strchr(s, ':');
-	long us, k;
-
-	if (!colon)
-		return false;
-	*colon = '\0';
-	if (!cmdline_parse_long(s, 0, RTAPP_MAX_US, &us) || (colon[1] != 'g' && colon[1] != 'u') ||
-	    !cmdline_parse_long(colon + 2, 0, RTAPP_MAX_TIMERS - 1, &k)) {
-		*colon = ':';
-		return false;
-	}
-	*colon = ':';
-	ev->us = (uint32_t)us;
-	ev->unique = colon[1] == 'u';
-	ev->timer = (uint8_t)k;
-	return true;
-}
-
-static bool parse_phase(char *word, struct rt_phase *ph, const char *name, int idx)
-{
-	char *item = word;
-
-	memset(ph, 0, sizeof(*ph));
-	ph->loop = 1;
-	ph->nice = NICE_KEEP;
-	while (item) {
-		char *comma = strchr(item, ',');
-		char what[48];
-		long v = 0;
-		bool ok = true;
-
-		if (comma)
-			*comma = '\0';
-		ksnprintf(what, sizeof(what), "task '%s' phase %d", name, idx);
-		switch (item[0]) {
-		case 'x':
-			ok = cmdline_parse_long(item + 1, -1, INT32_MAX, &v) && v != 0;
-			ph->loop = (int32_t)v;
-			break;
-		case 'm':
-			if (!parse_mask(item + 1, &ph->mask, what))
-				return false;
-			break;
-		case 'n':
-			ok = cmdline_parse_long(item + 1, NICE_MIN, NICE_MAX, &v);
-			ph->nice = (int)v;
-			break;
-		case 'r':
-		case 'R':
-		case 's':
-		case 't':
-		case 'T': {
-			struct rt_event *ev;
-
-			if (ph->nr_events == RTAPP_MAX_EVENTS) {
-				kprintf("error: rtapp: %s has more than %d events\n", what, RTAPP_MAX_EVENTS);
-				return false;
-			}
-			ev = &ph->ev[ph->nr_events];
-			memset(ev, 0, sizeof(*ev));
-			if (item[0] == 't' || item[0] == 'T') {
-				ev->type = EV_TIMER;
-				ev->absolute = item[0] == 'T';
-				ok = parse_timer(item + 1, ev);
-			} else {
-				ev->type = item[0] == 'r' ? EV_RUN : item[0] == 'R' ? EV_RUNTIME : EV_SLEEP;
-				ok = cmdline_parse_long(item + 1, 0, RTAPP_MAX_US, &v);
-				ev->us = (uint32_t)v;
-			}
-			if (ok)
-				ph->nr_events++;
-			break;
-		}
-		default:
-			kprintf("error: rtapp: %s: unknown item '%s' (x m n r R s t T)\n", what, item);
-			return false;
-		}
-		if (!ok) {
-			kprintf("error: rtapp: %s: bad item '%s'\n", what, item);
-			return false;
-		}
-		item = comma ? comma + 1 : NULL;
-	}
-	if (ph->nr_events == 0) {
-		kprintf("error: rtapp: task '%s' phase %d has no events\n", name, idx);
-		return false;
-	}
-	return true;
-}
-
-static int total_instances(void)
-{
-	int n = 0;
-
-	for (int i = 0; i < ra.nr_specs; i++)
-		n += ra.specs[i].instances;
-	return n;
-}
-
-static bool valid_name(const char *s)
-{
-	size_t n = strlen(s);
-
-	if (n == 0 || n >= RTAPP_NAME_LEN)
-		return false;
-	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
-		      *s == '_' || *s == '.' || *s == '-'))
-			return false;
-	return true;
-}
-
-static int rt_add(int argc, char **argv)
-{
-	static struct rt_spec sp;	/* under ra.busy */
-	long v = 0;
-
-	if (argc < 2) {
-		kprintf("error: rtapp: usage: rtapp add NAME [i=N] [l=LOOP] [n=NICE] [m=MASK] [d=US] PHASE...\n");
-		return 1;
-	}
-	if (ra.nr_specs == RTAPP_MAX_SPECS) {
-		kprintf("error: rtapp: too many task specs (max %d); 'rtapp clear' forgets them\n", RTAPP_MAX_SPECS);
-		return 1;
-	}
-	if (!valid_name(argv[0])) {
-		kprintf("error: rtapp: task name '%s': 1..%d characters of A-Z a-z 0-9 _ . -\n", argv[0],
-			RTAPP_NAME_LEN - 1);
-		return 1;
-	}
-	memset(&sp, 0, sizeof(sp));
-	ksnprintf(sp.name, sizeof(sp.name), "%s", argv[0]);
-	sp.instances = 1;
-	sp.loop = -1;
-	for (int i = 1; i < argc; i++) {
-		char *w = argv[i];
-		bool ok = true;
-
-		if (!strchr(w, '=')) {
-			if (sp.nr_phases == RTAPP_MAX_PHASES) {
-				kprintf("error: rtapp: task '%s' has more than %d phases\n", sp.name, RTAPP_MAX_PHASES);
-				return 1;
-			}
-			if (!parse_phase(w, &sp.ph[sp.nr_phases], sp.name, sp.nr_phases))
-				return 1;
-			sp.nr_phases++;
-			continue;
-		}
-		if (w[1] != '=') {
-			ok = false;
-		} else if (w[0] == 'i') {
-			ok = cmdline_parse_long(w + 2, 0, RTAPP_MAX_THREADS, &v);
-			sp.instances = (int)v;
-		} else if (w[0] == 'l') {
-			ok = cmdline_parse_long(w + 2, -1, INT32_MAX, &v);
-			sp.loop = (int32_t)v;
-		} else if (w[0] == 'n') {
-			ok = cmdline_parse_long(w + 2, NICE_MIN, NICE_MAX, &v);
-			sp.nice = (int)v;
-		} else if (w[0] == 'm') {
-			char what[32];
-
-			ksnprintf(what, sizeof(what), "task '%s'", sp.name);
-			if (!parse_mask(w + 2, &sp.mask, what))
-				return 1;
-		} else if (w[0] == 'd') {
-			ok = cmdline_parse_long(w + 2, 0, RTAPP_MAX_US, &v);
-			sp.delay_us = (uint32_t)v;
-		} else {
-			ok = false;
-		}
-		if (!ok) {
-			kprintf("error: rtapp: task '%s': bad option '%s' (i=0..%d l=-1.. n=%d..%d m=HEXMASK d=0..%ld)\n",
-				sp.name, w, RTAPP_MAX_THREADS, NICE_MIN, NICE_MAX, RTAPP_MAX_US);
-			return 1;
-		}
-	}
-	if (sp.nr_phases == 0) {
-		kprintf("error: rtapp: task '%s' has no phase\n", sp.name);
-		return 1;
-	}
-	if (total_instances() + sp.instances > RTAPP_MAX_THREADS) {
-		kprintf("error: rtapp: too many instances (%d + %d, max %d in all)\n", total_instances(), sp.instances,
-			RTAPP_MAX_THREADS);
-		return 1;
-	}
-	ra.specs[ra.nr_specs++] = sp;
-	kprintf("rtapp: spec %d '%s' instances=%d phases=%d\n", ra.nr_specs - 1, sp.name, sp.instances,
-		sp.nr_phases);
-	return 0;
 }
 
 /* ------------------------------------------------------------ run */
 
-static bool spec_loops_forever(const struct rt_spec *sp)
-{
-	if (sp->instances == 0 || sp->loop == 0)
-		return false;
-	if (sp->loop < 0)
-		return true;
-	for (int p = 0; p < sp->nr_phases; p++)
-		if (sp->ph[p].loop < 0)
-			return true;
-	return false;
-}
-
 static void phase_config(const struct rt_phase *ph, uint64_t *c_run, uint64_t *c_period)
 {
-	*c_run = *c_period = 0;
-	for (int e = 0; e < ph->nr_events; e++) {
-		if (ph->ev[e].type == EV_RUN || ph->ev[e].type == EV_RUNTIME)
-			*c_run += ph->ev[e].us;
-		else if (ph->ev[e].type == EV_TIMER)
-			*c_period += ph->ev[e].us;
-	}
+	rtprog_phase_config(&ra.prog, ph, c_run, c_period);
 }
 
-/* Timer modes: a timer is absolute if any use of it is (rt-app sets it per resource). */
-static void setup_timers(void)
+/* The run's objects, fresh: timers (a timer is absolute if any use of it is: rt-app sets it per resource), locks. */
+static void setup_objects(void)
 {
+	const struct rt_prog *p = &ra.prog;
+
 	memset(ra.timers, 0, sizeof(ra.timers));
 	for (int k = 0; k < RTAPP_MAX_TIMERS; k++)
 		ra.timers[k].relative = true;
-	for (int t = 0; t < ra.nr_threads; t++) {
-		struct rt_thread *th = &ra.threads[t];
+	for (int k = 0; k < RTAPP_MAX_MUTEXES; k++)
+		mutex_init(&ra.mutexes[k]);
+	for (int k = 0; k < RTAPP_MAX_CONDS; k++)
+		condvar_init(&ra.conds[k]);
+	for (int k = 0; k < RTAPP_MAX_BARRIERS; k++) {
+		uint32_t n = rtprog_barrier_parties(p, k);
 
-		for (int k = 0; k < RTAPP_MAX_TIMERS; k++)
-			th->timers[k].relative = true;
-		for (int p = 0; p < th->spec->nr_phases; p++)
-			for (int e = 0; e < th->spec->ph[p].nr_events; e++) {
-				const struct rt_event *ev = &th->spec->ph[p].ev[e];
+		task_barrier_init(&ra.barriers[k], n ? n : 1);
+	}
+	for (int k = 0; k < RTAPP_MAX_SEMS; k++)
+		semaphore_init(&ra.sems[k], 0);
+	for (int e = 0; e < p->nr_events; e++) {
+		const struct rt_event *ev = &p->ev[e];
 
-				if (ev->type != EV_TIMER || !ev->absolute)
-					continue;
-				if (ev->unique)
-					th->timers[ev->timer].relative = false;
-				else
-					ra.timers[ev->timer].relative = false;
-			}
+		if (ev->type == EV_TIMER && (ev->flags & EVF_ABSOLUTE) && !(ev->flags & EVF_UNIQUE))
+			ra.timers[ev->res].relative = false;
+	}
+}
+
+/* Unique timers: absolute if the thread's spec uses them so. */
+static void setup_thread_timers(struct rt_thread *th)
+{
+	const struct rt_spec *sp = spec_of(th);
+
+	for (int k = 0; k < RTAPP_MAX_TIMERS; k++)
+		th->timers[k].relative = true;
+	for (int i = 0; i < sp->nr_phases; i++) {
+		const struct rt_phase *ph = &ra.prog.ph[sp->first + i];
+
+		for (int e = 0; e < ph->nr_events; e++) {
+			const struct rt_event *ev = &ra.prog.ev[ph->first + e];
+
+			if (ev->type == EV_TIMER && (ev->flags & EVF_ABSOLUTE) && (ev->flags & EVF_UNIQUE))
+				th->timers[ev->res].relative = false;
+		}
 	}
 }
 
 static void print_thread(const struct rt_thread *th)
 {
-	for (int p = 0; p < th->spec->nr_phases; p++) {
+	const struct rt_spec *sp = spec_of(th);
+	char inst[16];
+
+	ksnprintf(inst, sizeof(inst), th->forked ? "f%d" : "%d", th->inst);
+	for (int p = 0; p < sp->nr_phases; p++) {
 		const struct rt_pstat *st = &th->st[p];
 		uint64_t c_run, c_period, n = st->loops ? st->loops : 1;
 
-		phase_config(&th->spec->ph[p], &c_run, &c_period);
-		kprintf("rtapp: task=%s inst=%d tid=%u cpu=%d phase=%d loops=%u period_us=%llu c_run_us=%llu "
+		phase_config(&ra.prog.ph[sp->first + p], &c_run, &c_period);
+		kprintf("rtapp: task=%s inst=%s tid=%u cpu=%d phase=%d loops=%u period_us=%llu c_run_us=%llu "
 			"run_us=%llu run_max_us=%llu act_period_us=%llu slack_us=%lld slack_min_us=%lld "
 			"wakeups=%u lat_min_us=%llu lat_avg_us=%llu lat_max_us=%llu overruns=%u\n",
-			th->spec->name, th->inst, (unsigned)th->tid, th->last_cpu, p, (unsigned)st->loops,
+			sp->name, inst, (unsigned)th->tid, th->last_cpu, p, (unsigned)st->loops,
 			(unsigned long long)c_period, (unsigned long long)c_run,
 			(unsigned long long)(st->run_sum / n / NSEC_PER_USEC),
 			(unsigned long long)(st->run_max / NSEC_PER_USEC),
@@ -724,17 +676,25 @@ static void print_thread(const struct rt_thread *th)
 	}
 }
 
+/* rt-app's log file of one thread (src/rt-app_utils.c log_timing's columns), prefixed for the console. */
 static void print_log(const struct rt_thread *th)
 {
+	const struct rt_spec *sp = spec_of(th);
+
+	if (th->forked)
+		kprintf("rtapp-log: file=%s-f%d.log\n", sp->name, th->inst);
+	else
+		kprintf("rtapp-log: file=%s-%d.log\n", sp->name, th->inst);
+	kprintf("rtapp-log: %s %8s %8s %8s %15s %15s %15s %10s %10s %10s %10s\n", "#idx", "perf", "run", "period",
+		"start", "end", "rel_st", "slack", "c_duration", "c_period", "wu_lat");
 	for (int i = 0; i < th->nrec; i++) {
 		const struct rt_rec *r = &th->rec[i];
-		uint64_t c_run, c_period;
 
-		phase_config(&th->spec->ph[r->phase], &c_run, &c_period);
-		kprintf("rtapp-log: task=%s inst=%d idx=%d phase=%u run=%u period=%u rel_st=%u slack=%d "
-			"c_duration=%llu c_period=%llu wu_lat=%u\n", th->spec->name, th->inst, i, (unsigned)r->phase,
-			(unsigned)r->run, (unsigned)r->period, (unsigned)r->rel_st, (int)r->slack,
-			(unsigned long long)c_run, (unsigned long long)c_period, (unsigned)r->wu_lat);
+		kprintf("rtapp-log: %4d %8lu %8lu %8lu %15llu %15llu %15llu %10ld %10lu %10lu %10lu\n",
+			thread_index(th), (unsigned long)r->perf, (unsigned long)r->run, (unsigned long)r->period,
+			(unsigned long long)r->start, (unsigned long long)r->end, (unsigned long long)r->rel_st,
+			(long)r->slack, (unsigned long)r->c_duration, (unsigned long)r->c_period,
+			(unsigned long)r->wu_lat);
 	}
 }
 
@@ -762,7 +722,7 @@ static void print_summary(uint64_t elapsed_ns, const struct energy_snapshot *fro
 	char fields[256];
 
 	for (int t = 0; t < ra.nr_threads; t++)
-		for (int p = 0; p < ra.threads[t].spec->nr_phases; p++) {
+		for (int p = 0; p < spec_of(&ra.threads[t])->nr_phases; p++) {
 			const struct rt_pstat *st = &ra.threads[t].st[p];
 
 			loops += st->loops;
@@ -777,7 +737,7 @@ static void print_summary(uint64_t elapsed_ns, const struct energy_snapshot *fro
 			}
 		}
 	ksnprintf(fields, sizeof(fields), "tasks=%d specs=%d duration_us=%llu loops=%llu overruns=%llu "
-		  "slack_min_us=%lld lat_avg_us=%llu lat_max_us=%llu", ra.nr_threads, ra.nr_specs,
+		  "slack_min_us=%lld lat_avg_us=%llu lat_max_us=%llu", ra.nr_threads, ra.prog.nr_specs,
 		  (unsigned long long)(elapsed_ns / NSEC_PER_USEC), (unsigned long long)loops,
 		  (unsigned long long)overruns, (long long)(slack_min / (int64_t)NSEC_PER_USEC),
 		  (unsigned long long)(nlat ? lat_sum / nlat / NSEC_PER_USEC : 0),
@@ -785,11 +745,34 @@ static void print_summary(uint64_t elapsed_ns, const struct energy_snapshot *fro
 	rt_print_result(fields, from);
 }
 
+/* Whether spec @s can run in this program: instances, or a fork of it somewhere. */
+static bool spec_runs(int s)
+{
+	if (ra.prog.spec[s].instances > 0)
+		return true;
+	for (int e = 0; e < ra.prog.nr_events; e++)
+		if (ra.prog.ev[e].type == EV_FORK && ra.prog.ev[e].res == s)
+			return true;
+	return false;
+}
+
+/* End the run: every wait is abandoned (the objects' stop flag), every thread woken to see it. */
+static void rt_stop_all(void)
+{
+	int n;
+
+	__atomic_store_n(&ra.stop, true, __ATOMIC_RELEASE);
+	n = __atomic_load_n(&ra.nr_threads, __ATOMIC_ACQUIRE);
+	for (int t = 0; t < n; t++)
+		if (__atomic_load_n(&ra.threads[t].created, __ATOMIC_ACQUIRE) && ra.threads[t].task)
+			wake_up(ra.threads[t].task);
+}
+
 static int rt_run(int argc, char **argv)
 {
 	static struct energy_snapshot from;	/* under ra.busy */
 	long ms, log_max = 0;
-	int created = 0;
+	int created = 0, initial = 0;
 	uint64_t t_end;
 
 	if (argc < 1 || !cmdline_parse_long(argv[0], 0, RTAPP_MAX_MS, &ms)) {
@@ -801,110 +784,111 @@ static int rt_run(int argc, char **argv)
 			kprintf("error: rtapp: run: bad option '%s' (log=0..%d)\n", argv[i], RTAPP_LOG_MAX);
 			return 1;
 		}
-	if (ra.nr_specs == 0) {
-		kprintf("error: rtapp: no task specs (rtapp add ...)\n");
+	if (rtprog_check(&ra.prog))
 		return 1;
-	}
-	for (int s = 0; s < ra.nr_specs; s++)
-		if (ms == 0 && spec_loops_forever(&ra.specs[s])) {
-			kprintf("error: rtapp: task '%s' loops forever: give the run a duration\n", ra.specs[s].name);
+	for (int s = 0; s < ra.prog.nr_specs; s++) {
+		if (ms == 0 && spec_runs(s) && rtprog_spec_forever(&ra.prog, s)) {
+			kprintf("error: rtapp: task '%s' loops forever: give the run a duration\n", ra.prog.spec[s].name);
 			return 1;
 		}
+		initial += ra.prog.spec[s].instances;
+	}
+	if (initial > RTAPP_MAX_THREADS) {
+		kprintf("error: rtapp: too many instances (%d, max %d in all)\n", initial, RTAPP_MAX_THREADS);
+		return 1;
+	}
 	memset(ra.threads, 0, sizeof(ra.threads));
-	ra.nr_threads = 0;
-	for (int s = 0; s < ra.nr_specs; s++)
-		for (int k = 0; k < ra.specs[s].instances; k++) {
+	memset(ra.stats, 0, sizeof(ra.stats));
+	memset(ra.nforks, 0, sizeof(ra.nforks));
+	memset(rt_mem, 0, sizeof(rt_mem));
+	ra.nr_threads = ra.nr_stats = ra.nr_errors = 0;
+	for (int s = 0; s < ra.prog.nr_specs; s++)
+		for (int k = 0; k < ra.prog.spec[s].instances; k++) {
 			struct rt_thread *th = &ra.threads[ra.nr_threads++];
 
-			th->spec = &ra.specs[s];
+			if (ra.nr_stats + ra.prog.spec[s].nr_phases > RTAPP_MAX_STATS) {
+				kprintf("error: rtapp: more than %d instance phases in all\n", RTAPP_MAX_STATS);
+				return 1;
+			}
+			th->spec = s;
 			th->inst = k;
 			th->last_cpu = -1;
+			th->st = &ra.stats[ra.nr_stats];
+			ra.nr_stats += ra.prog.spec[s].nr_phases;
+			setup_thread_timers(th);
 		}
-	setup_timers();
+	setup_objects();
 	ra.log_max = (int)log_max;
 	__atomic_store_n(&ra.stop, false, __ATOMIC_RELEASE);
 	kprintf("rtapp: run tasks=%d specs=%d duration_ms=%ld calibration_loops_per_ms=%llu\n", ra.nr_threads,
-		ra.nr_specs, ms, (unsigned long long)ra.loops_per_ms);
+		ra.prog.nr_specs, ms, (unsigned long long)ra.loops_per_ms);
 	energy_take_snapshot(&from);
 	ra.t_zero = arch_now_ns() + RTAPP_START_LEAD_NS;
-	ra.end_ns = ms ? ra.t_zero + (uint64_t)ms * NSEC_PER_MSEC : UINT64_MAX;
-	for (; created < ra.nr_threads; created++) {
+	ra.end_ns = ra.t_zero + (uint64_t)(ms ? ms : RTAPP_MAX_MS) * NSEC_PER_MSEC;
+	for (; created < initial; created++) {
 		struct rt_thread *th = &ra.threads[created];
+		const struct rt_spec *sp = spec_of(th);
 		char name[TASK_NAME_LEN];
 
-		ksnprintf(name, sizeof(name), "%s-%d", th->spec->name, th->inst);
-		th->task = task_create(name, rt_thread_fn, th, th->spec->nice,
-				       th->spec->mask ? th->spec->mask : all_cpus());
+		ksnprintf(name, sizeof(name), "%s-%d", sp->name, th->inst);
+		th->task = task_create(name, rt_thread_fn, th, sp->nice, sp->mask ? sp->mask : all_cpus());
 		if (!th->task) {
 			kprintf("error: rtapp: no task slot for %s\n", name);
-			__atomic_store_n(&ra.stop, true, __ATOMIC_RELEASE);
 			break;
 		}
 		th->tid = th->task->tid;
+		__atomic_store_n(&th->created, true, __ATOMIC_RELEASE);
 	}
-	if (ms && created == ra.nr_threads) {
+	if (created < initial)
+		rt_stop_all();
+	else if (ms)
 		task_sleep_until(ra.end_ns);
-		__atomic_store_n(&ra.stop, true, __ATOMIC_RELEASE);
+	/* Join every thread, forked ones included (their number grows until the last forker ends). */
+	for (int t = 0;; t++) {
+		struct rt_thread *th;
+
+		if (t == __atomic_load_n(&ra.nr_threads, __ATOMIC_ACQUIRE))
+			break;
+		th = &ra.threads[t];
+		if (t >= initial)
+			while (!__atomic_load_n(&th->created, __ATOMIC_ACQUIRE))
+				task_sleep_ns(100 * NSEC_PER_USEC);
+		else if (t >= created)
+			continue;
+		if (!th->task)
+			continue;
+		if (t == 0 && ms) {
+			/* The run's end: stop everyone before waiting for anyone. */
+			rt_stop_all();
+		} else if (!ms) {
+			/* Until every task ends, but no longer than the cap: a thread may wait for nobody. */
+			while (READ_ONCE(th->task->state) != TASK_EXITED && arch_now_ns() < ra.end_ns)
+				task_sleep_ns(10 * NSEC_PER_MSEC);
+			if (arch_now_ns() >= ra.end_ns)
+				rt_stop_all();
+		}
+		task_join(th->task);
+		th->task = NULL;
 	}
-	for (int t = 0; t < created; t++)
-		task_join(ra.threads[t].task);
+	rt_stop_all();
 	t_end = arch_now_ns();
-	if (created < ra.nr_threads)
+	if (created < initial)
 		return 1;
 	for (int t = 0; t < ra.nr_threads; t++)
 		print_thread(&ra.threads[t]);
 	for (int t = 0; t < ra.nr_threads; t++)
-		print_log(&ra.threads[t]);
+		if (ra.log_max)
+			print_log(&ra.threads[t]);
 	print_summary(t_end > ra.t_zero ? t_end - ra.t_zero : 0, &from);
-	return 0;
+	return ra.nr_errors ? 1 : 0;
 }
 
-/* ------------------------------------------------------------ list, command */
+/* ------------------------------------------------------------ command */
 
-static void rt_list(void)
+static void list_line(const char *line, void *ctx)
 {
-	for (int s = 0; s < ra.nr_specs; s++) {
-		const struct rt_spec *sp = &ra.specs[s];
-		char buf[SHELL_LINE_MAX];
-		size_t n = 0;
-
-#define PUT(...) (n += (size_t)ksnprintf(buf + (n < sizeof(buf) ? n : sizeof(buf)), \
-					 n < sizeof(buf) ? sizeof(buf) - n : 0, __VA_ARGS__))
-		PUT("rtapp add %s i=%d l=%ld n=%d", sp->name, sp->instances, (long)sp->loop, sp->nice);
-		if (sp->mask)
-			PUT(" m=0x%x", (unsigned)sp->mask);
-		if (sp->delay_us)
-			PUT(" d=%u", (unsigned)sp->delay_us);
-		for (int p = 0; p < sp->nr_phases; p++) {
-			const struct rt_phase *ph = &sp->ph[p];
-			const char *sep = " ";
-
-			if (ph->loop != 1) {
-				PUT("%sx%ld", sep, (long)ph->loop);
-				sep = ",";
-			}
-			if (ph->mask) {
-				PUT("%sm0x%x", sep, (unsigned)ph->mask);
-				sep = ",";
-			}
-			if (ph->nice != NICE_KEEP) {
-				PUT("%sn%d", sep, ph->nice);
-				sep = ",";
-			}
-			for (int e = 0; e < ph->nr_events; e++, sep = ",") {
-				const struct rt_event *ev = &ph->ev[e];
-
-				if (ev->type == EV_TIMER)
-					PUT("%s%c%u:%c%u", sep, ev->absolute ? 'T' : 't', (unsigned)ev->us,
-					    ev->unique ? 'u' : 'g', (unsigned)ev->timer);
-				else
-					PUT("%s%c%u", sep, "rRs"[ev->type], (unsigned)ev->us);
-			}
-		}
-#undef PUT
-		kprintf("%s\n", buf);
-	}
-	kprintf("rtapp: %d specs, %d instances\n", ra.nr_specs, total_instances());
+	(void)ctx;
+	kprintf("%s\n", line);
 }
 
 static bool rt_claim(void)
@@ -940,21 +924,24 @@ static int cmd_rtapp(int argc, char **argv)
 			(unsigned long long)(ps % 1000));
 		return 0;
 	}
-	if (strcmp(sub, "add") != 0 && strcmp(sub, "run") != 0 &&
+	if (strcmp(sub, "add") != 0 && strcmp(sub, "phase") != 0 && strcmp(sub, "run") != 0 &&
 	    !((strcmp(sub, "list") == 0 || strcmp(sub, "clear") == 0) && argc == 2)) {
-		kprintf("error: rtapp: usage: rtapp add NAME [opts] PHASE... | run <ms> [log=N] | list | clear | cal\n");
+		kprintf("error: rtapp: usage: rtapp add NAME [opts] PHASE... | phase NAME PHASE... | run <ms> [log=N] "
+			"| list | clear | cal\n");
 		return 1;
 	}
 	if (!rt_claim())
 		return 1;
 	if (strcmp(sub, "add") == 0) {
-		rc = rt_add(argc - 2, argv + 2);
+		rc = rtprog_add(&ra.prog, argc - 2, argv + 2, all_cpus());
+	} else if (strcmp(sub, "phase") == 0) {
+		rc = rtprog_phase(&ra.prog, argc - 2, argv + 2, all_cpus());
 	} else if (strcmp(sub, "run") == 0) {
 		rc = rt_run(argc - 2, argv + 2);
 	} else if (strcmp(sub, "list") == 0) {
-		rt_list();
+		rtprog_list(&ra.prog, list_line, NULL);
 	} else {
-		ra.nr_specs = 0;
+		rtprog_clear(&ra.prog);
 		kprintf("rtapp: specs cleared\n");
 	}
 	rt_release();
@@ -962,7 +949,7 @@ static int cmd_rtapp(int argc, char **argv)
 }
 
 static const struct shell_cmd rtapp_cmd = {
-	"rtapp", "add|run|list|clear|cal ...", "rt-app workloads (tools/rtapp translates JSON)", cmd_rtapp
+	"rtapp", "add|phase|run|list|clear|cal ...", "rt-app workloads (tools/rtapp translates JSON)", cmd_rtapp
 };
 
 void rtapp_commands_register(void)

@@ -7,7 +7,9 @@
  * task keeps creating and reaping short-lived tasks; another switches the
  * pack mode; another checks the scheduler invariants. At the end every
  * worker must consume exactly the tokens it was sent: a lost wake-up leaves
- * a worker asleep with tokens pending, which the supervisor reports.
+ * a worker asleep with tokens pending, which the supervisor reports. Beside
+ * them, workers on the kernel's sleeping locks (kernel/apps/stress_sync.c)
+ * check mutual exclusion, condition variables, barriers and semaphores.
  */
 
 #include "arch/barrier.h"
@@ -15,6 +17,7 @@
 #include "kernel/printk.h"
 #include "kernel/sched.h"
 #include "kernel/shell.h"
+#include "kernel/stress_sync.h"
 #include "kernel/time.h"
 #include "kernel/topology.h"
 
@@ -178,7 +181,7 @@ static int cmd_stress(int argc, char **argv)
 	unsigned long secs, seed = 1, nr = 200;
 	struct task *helpers[3];
 	uint64_t sent = 0, owed = 0, consumed = 0, aff = 0, nice = 0, sleeps = 0, drain_end;
-	int lost = 0;
+	int lost = 0, sync_broken;
 
 	if (argc < 2 || argc > 4 || !cmdline_parse_ulong(argv[1], 1, 3600, &secs) ||
 	    (argc > 2 && !cmdline_parse_ulong(argv[2], 0, 0xffffffffu, &seed)) ||
@@ -215,8 +218,10 @@ static int cmd_stress(int argc, char **argv)
 	helpers[0] = task_create("churn", churn_fn, (void *)(uintptr_t)(seed + 1), 0, st.all_mask);
 	helpers[1] = task_create("packer", packer_fn, (void *)(uintptr_t)(seed + 2), 0, st.all_mask);
 	helpers[2] = task_create("checker", checker_fn, NULL, 0, st.all_mask);
+	stress_sync_start((uint32_t)seed, st.all_mask);
 	while (arch_now_ns() < st.end_ns)
 		task_sleep_ns(50 * NSEC_PER_MSEC);
+	sync_broken = stress_sync_stop();
 	drain_end = arch_now_ns() + DRAIN_TIMEOUT_NS;
 	while (READ_ONCE(st.finished) < (uint32_t)st.nr && arch_now_ns() < drain_end)
 		task_sleep_ns(10 * NSEC_PER_MSEC);
@@ -276,7 +281,7 @@ static int cmd_stress(int argc, char **argv)
 		seed, secs, st.nr, (unsigned long long)sent, (unsigned long long)owed, (unsigned long long)consumed,
 		(unsigned long long)sleeps, (unsigned long long)aff, (unsigned long long)nice, (unsigned)st.churned,
 		(unsigned)st.pack_switches, (unsigned)st.checks);
-	return sent == owed && owed == consumed ? 0 : 1;
+	return sent == owed && owed == consumed && !sync_broken ? 0 : 1;
 }
 
 static const struct shell_cmd commands[] = {

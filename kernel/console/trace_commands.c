@@ -17,11 +17,13 @@ static int cmd_trace(int argc, char **argv)
 		trace_clear();
 		smp_mb();
 		trace_on = true;
+		trace_start_counters();
 		kprintf("trace: on (%d events per CPU)\n", TRACE_EVENTS_PER_CPU);
 		return 0;
 	}
 	if (argc == 2 && strcmp(argv[1], "stop") == 0) {
 		trace_on = false;
+		trace_stop_counters();
 		kprintf("trace: off\n");
 		return 0;
 	}

@@ -105,11 +105,13 @@ static inline void rq_avg_sync(struct rq *rq, uint64_t now)
 	pelt_update(&rq->avg, now, rq->avg_runnable, rq->avg_running);
 	rq->avg_runnable = runnable;
 	rq->avg_running = running;
+	trace_pelt_cfs(rq->cpu, &rq->avg);
 }
 
 static void update_task_avg(struct task *p, uint64_t now, bool runnable, bool running)
 {
 	pelt_update(&p->se.avg, now, runnable, running);
+	trace_pelt_se(p);
 }
 
 /* ---------------------------------------------------------------- tick */
@@ -208,6 +210,7 @@ void sched_tick(void)
 	rq->clock = now;
 	rq->ticks++;
 	pelt_update(&rq->avg, now, rq->avg_runnable, rq->avg_running);
+	trace_pelt_cfs(rq->cpu, &rq->avg);
 	if (!rq->curr->is_idle) {
 		update_task_avg(rq->curr, now, true, true);
 		cfs_update_curr(&rq->cfs, now);
@@ -554,6 +557,7 @@ static int select_task_rq(struct task *p, int prev_cpu, bool wakeup)
 		int why = policy->select(p, prev_cpu, &target);
 
 		pack_count(prev_cpu, why);
+		trace_sched_pack(p, prev_cpu, policy, why, target);
 		if (target >= 0) {
 			KASSERT_DEBUG(task_allowed_on(p, target));
 			return target;
@@ -620,6 +624,7 @@ bool wake_up(struct task *p)
 		return false;
 	}
 	p->nr_wakeups++;
+	trace_sched_waking(arch_cpu_id(), p, rq->cpu);
 	if (p->on_rq) {		/* it had not switched out yet */
 		p->state = TASK_RUNNABLE;
 		trace_sched_wakeup(arch_cpu_id(), p, rq->cpu);

@@ -1,21 +1,25 @@
 #!/usr/bin/python3
 """Fuzz tools/rtapp, the rt-app JSON reader (a Python program, so no
-libFuzzer): mutate the JSON of tools/rtapp-examples/*.json and
-tests/fuzz/corpus/rtapp/*.json, structurally (values, keys, duplicates,
-cloned tasks, comments) and byte by byte, and run the tool in-process on
-each mutant with a random choice of its options.
+libFuzzer): mutate the JSON of tools/rtapp-examples/*.json, rt-app's own
+examples (tests/rtapp-examples/*.json) and tests/fuzz/corpus/rtapp/*.json,
+structurally (values, keys, duplicates, cloned tasks and phases, every
+event of the grammar, comments, trailing commas) and byte by byte, and run
+the tool in-process on each mutant with a random choice of its options.
 
 Checked, from the tool's docstring:
   - the exit status is 0 or 2, never a Python traceback (an exception other
     than SystemExit escaping main());
-  - status 2 comes with an "rtapp: error: ..." line on stderr;
-  - status 0 prints the commands: "rtapp clear", then "rtapp add ..." lines
-    within the kernel limits the tool promises to check (16 specs, 32
-    instances in all, 4 phases a task, 1..8 events a phase, 8 timers,
-    events up to 100 s, nice -20..19, names of 1..11 [A-Za-z0-9_.-]; each
-    command at most 255 characters and 16 words), then "rtapp run MS" with
-    MS <= 600000 [log=N <= 32]; one "; "-joined line, or one command per
-    line with --lines.
+  - status 2 comes with exactly one "rtapp: error: ..." line on stderr;
+  - status 0 prints the commands: "rtapp clear", then "rtapp add NAME ..."
+    each followed by the "rtapp phase NAME ..." lines that continue it,
+    within the kernel limits the tool promises to check (32 specs, 64
+    instances in all, 512 phases and 4096 events in all, at least one
+    event a phase, items of include/kernel/rtapp_prog.h with their ranges:
+    16 timers, 32 mutexes and conditions, 16 barriers and semaphores, fork
+    targets among the specs, events up to 100 s, nice -20..19, names of
+    1..11 [A-Za-z0-9_.-], unique; each command at most 255 characters and
+    16 words), then "rtapp run MS" with MS <= 600000 [log=N <= 64]; one
+    "; "-joined line, or one command per line with --lines.
 
   tests/fuzz/rtapp_fuzz.py --seconds 60 [--out build/fuzz/artifacts/rtapp] [--seed N]
   tests/fuzz/rtapp_fuzz.py --regress [FILE|DIR ...]   (default: the corpus)
@@ -42,6 +46,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 TOOL = os.path.join(ROOT, "tools", "rtapp")
 CORPUS = os.path.join(ROOT, "tests", "fuzz", "corpus", "rtapp")
 EXAMPLES = os.path.join(ROOT, "tools", "rtapp-examples")
+UPSTREAM = os.path.join(ROOT, "tests", "rtapp-examples")
 
 
 def load_tool():
@@ -62,20 +67,59 @@ class Bad(Exception):
     pass
 
 
-def check_add(cmd, state):
+ITEM = [
+    (re.compile(r"[rRs](\d+)\Z"), lambda m: int(m.group(1)) <= 100000000),
+    (re.compile(r"[tT](\d+):[gu](\d+)\Z"), lambda m: int(m.group(1)) <= 100000000 and int(m.group(2)) < 16),
+    (re.compile(r"[lu](\d+)\Z"), lambda m: int(m.group(1)) < 32),
+    (re.compile(r"[wy](\d+):(\d+)\Z"), lambda m: int(m.group(1)) < 32 and int(m.group(2)) < 32),
+    (re.compile(r"[gG](\d+)\Z"), lambda m: int(m.group(1)) < 32),
+    (re.compile(r"[bPV](\d+)\Z"), lambda m: int(m.group(1)) < 16),
+    (re.compile(r"Y\Z"), lambda m: True),
+    (re.compile(r"f(\d+)\Z"), lambda m: int(m.group(1)) < 32),
+    (re.compile(r"(?:k[wrc]|i)(\d+)\Z"), lambda m: int(m.group(1)) <= 100000000),
+]
+
+
+def check_items(word, ph, state, cmd):
+    """The items of one phase word into @ph: [events]; option items first only."""
+    for item in word.split(","):
+        if re.match(r"x(-1|[1-9]\d*)\Z", item) or (re.match(r"n-?\d+\Z", item) and -20 <= int(item[1:]) <= 19):
+            continue
+        if re.match(r"m0x[0-9a-f]+\Z", item) and 0 < int(item[3:], 16) < 1 << 32:
+            continue
+        for rx, ok in ITEM:
+            m = rx.match(item)
+            if m:
+                if not ok(m):
+                    raise Bad("item %r out of range in %s" % (item, cmd))
+                ph[0] += 1
+                state["events"] += 1
+                if item[0] == "f":
+                    state["forks"].append(int(item[1:]))
+                break
+        else:
+            raise Bad("bad phase item %r in %s" % (item, cmd))
+
+
+def check_command(cmd, state):
     words = cmd.split(" ")
     if len(cmd) > 255 or len(words) > 16:
         raise Bad("command over the shell limits (%d chars, %d words): %s" % (len(cmd), len(words), cmd))
-    if words[:2] != ["rtapp", "add"] or len(words) < 4:
-        raise Bad("not an 'rtapp add NAME ... PHASE': %s" % cmd)
-    if not NAME.match(words[2]):
-        raise Bad("bad task name %r" % words[2])
-    state["specs"] += 1
-    inst = 1
-    phases = 0
-    for w in words[3:]:
-        m = re.match(r"([ilnmd])=(.*)\Z", w)
-        if m and phases == 0:
+    if words[:2] == ["rtapp", "phase"]:
+        if len(words) < 4 or not state["names"] or words[2] != state["names"][-1]:
+            raise Bad("'rtapp phase' not continuing the last spec: %s" % cmd)
+        rest = words[3:]
+    elif words[:2] == ["rtapp", "add"] and len(words) >= 4:
+        if not NAME.match(words[2]) or words[2] in state["names"]:
+            raise Bad("bad or repeated task name %r" % words[2])
+        state["names"].append(words[2])
+        state["phases_of"].append([])
+        inst, rest = 1, []
+        for i, w in enumerate(words[3:]):
+            m = re.match(r"([ilnmd])=(.*)\Z", w)
+            if not m:
+                rest = words[3 + i:]
+                break
             k, v = m.groups()
             if k == "m":
                 if not re.match(r"0x[0-9a-f]+\Z", v) or int(v, 16) == 0 or int(v, 16) >> 32:
@@ -84,32 +128,23 @@ def check_add(cmd, state):
             if not re.match(r"-?\d+\Z", v):
                 raise Bad("bad number %r in %s" % (w, cmd))
             n = int(v)
-            if (k == "i" and not 0 <= n <= 32) or (k == "n" and not -20 <= n <= 19) or \
+            if (k == "i" and not 0 <= n <= 64) or (k == "n" and not -20 <= n <= 19) or \
                (k == "d" and not 0 <= n <= 100000000) or (k == "l" and n < -1):
                 raise Bad("%s out of range in %s" % (w, cmd))
             if k == "i":
                 inst = n
-            continue
-        phases += 1
-        events = 0
-        for item in w.split(","):
-            if re.match(r"x(-1|[1-9]\d*)\Z", item) or (re.match(r"n-?\d+\Z", item) and -20 <= int(item[1:]) <= 19):
-                continue
-            if re.match(r"m0x[0-9a-f]+\Z", item) and 0 < int(item[3:], 16) < 1 << 32:
-                continue
-            m = re.match(r"([rRs])(\d+)\Z", item)
-            t = re.match(r"([tT])(\d+):([gu])([0-7])\Z", item)
-            if m and int(m.group(2)) <= 100000000:
-                events += 1
-            elif t and int(t.group(2)) <= 100000000:
-                events += 1
-            else:
-                raise Bad("bad phase item %r in %s" % (item, cmd))
-        if not 1 <= events <= 8:
-            raise Bad("%d events in phase %r" % (events, w))
-    if not 1 <= phases <= 4:
-        raise Bad("%d phases in %s" % (phases, cmd))
-    state["instances"] += inst
+        state["instances"] += inst
+    else:
+        raise Bad("not an 'rtapp add' or 'rtapp phase' command: %s" % cmd)
+    for w in rest:
+        phases = state["phases_of"][-1]
+        if w.startswith("+"):
+            if not phases:
+                raise Bad("'+' continues no phase in %s" % cmd)
+            check_items(w[1:], phases[-1], state, cmd)
+        else:
+            phases.append([0])
+            check_items(w, phases[-1], state, cmd)
 
 
 def check_output(out, lines_mode):
@@ -123,13 +158,21 @@ def check_output(out, lines_mode):
     if not cmds or cmds[0] != "rtapp clear":
         raise Bad("output does not start with 'rtapp clear': %r" % text[:80])
     m = re.match(r"rtapp run (\d+)( log=(\d+))?\Z", cmds[-1])
-    if not m or int(m.group(1)) > 600000 or (m.group(3) and not 1 <= int(m.group(3)) <= 32):
+    if not m or int(m.group(1)) > 600000 or (m.group(3) and not 1 <= int(m.group(3)) <= 64):
         raise Bad("bad last command %r" % cmds[-1])
-    state = {"specs": 0, "instances": 0}
+    state = {"names": [], "phases_of": [], "instances": 0, "events": 0, "forks": []}
     for c in cmds[1:-1]:
-        check_add(c, state)
-    if not 1 <= state["specs"] <= 16 or state["instances"] > 32:
-        raise Bad("%d specs, %d instances" % (state["specs"], state["instances"]))
+        check_command(c, state)
+    nspecs = len(state["names"])
+    nphases = sum(len(p) for p in state["phases_of"])
+    if not 1 <= nspecs <= 32 or state["instances"] > 64 or nphases > 512 or state["events"] > 4096:
+        raise Bad("%d specs, %d instances, %d phases, %d events" % (nspecs, state["instances"], nphases,
+                                                                    state["events"]))
+    for name, phases in zip(state["names"], state["phases_of"]):
+        if not phases or any(ph[0] == 0 for ph in phases):
+            raise Bad("task %s: a phase without events (or no phase)" % name)
+    if any(f >= nspecs for f in state["forks"]):
+        raise Bad("a fork of a spec that does not exist: %s" % state["forks"])
 
 
 def run_one(tool, data, argv_extra, tmpdir):
@@ -157,8 +200,10 @@ def run_one(tool, data, argv_extra, tmpdir):
     if "Traceback" in err.getvalue():
         return "traceback text on stderr (args %s):\n%s" % (argv_extra, err.getvalue())
     if status == 2:
-        if not err.getvalue().strip():
-            return "exit status 2 without a message (args %s)" % argv_extra
+        errors = [l for l in err.getvalue().splitlines() if not l.startswith("rtapp: note:")]
+        if len(errors) != 1 or not errors[0].startswith(("rtapp: error: ", "usage: ", "rtapp: error:")):
+            if not (errors and errors[0].startswith("usage:")):
+                return "exit status 2 without exactly one error line (args %s): %r" % (argv_extra, errors)
         return None
     try:
         check_output(out.getvalue(), "--lines" in argv_extra)
@@ -176,18 +221,26 @@ class O:
         self.pairs = [list(p) for p in pairs]
 
 
-def parse(text):
-    tool_strip = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
-    return json.loads(tool_strip.sub(" ", text), object_pairs_hook=O)
+def parse(tool, text):
+    """Read as the tool does (json-c's leniency), as O trees."""
+    def conv(v):
+        if isinstance(v, tool.Obj):
+            return O([[k, conv(x)] for k, x in v.pairs])
+        if isinstance(v, list):
+            return [conv(x) for x in v]
+        return v
+    return conv(tool.Lenient(text).document())
 
 
 KEYS = ["run", "run0", "run1", "runtime", "runtime0", "sleep", "sleep1", "timer", "timer0", "lock", "unlock",
-        "wait", "signal", "barrier", "suspend", "mem", "iorun", "yield", "fork", "loop", "instance", "instances",
+        "wait", "signal", "broad", "sync", "barrier", "suspend", "resume", "mem", "memrun", "iorun", "yield", "fork",
+        "sem_post", "sem_wait", "lock1", "resume2", "type", "count", "size", "mutex", "loop", "instance", "instances",
         "cpus", "priority", "nice", "policy", "delay", "phases", "duration", "default_policy", "calibration",
         "dl-runtime", "util_min", "taskgroup", "tasks", "global", "resources", "ref", "period", "mode", "x",
         "", "p0", "task with space", "\u00e9t\u00e9", "a" * 40]
-STRINGS = ["SCHED_OTHER", "SCHED_IDLE", "SCHED_FIFO", "SCHED_RR", "SCHED_DEADLINE", "unique", "unique1", "shared",
-           "relative", "absolute", "", "CPU0", "x" * 300, "\u00e9", "\\", "\"", "\n"]
+STRINGS = ["SCHED_OTHER", "SCHED_BATCH", "SCHED_IDLE", "SCHED_FIFO", "SCHED_RR", "SCHED_DEADLINE", "unique",
+           "unique1", "shared", "relative", "absolute", "", "CPU0", "x" * 300, "\u00e9", "\\", "\"", "\n", "read",
+           "write", "chase", "/", "/tg1", "m", "c", "thread0", "thread1", "task0", "t"]
 INTS = [-2**63, -21, -20, -2, -1, 0, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 19, 20, 31, 32, 33, 600, 601, 1000,
         16000, 100000000, 100000001, 600000, 2**31 - 1, 2**31, 2**32, 10**30]
 
@@ -261,10 +314,12 @@ def mutate_tree(r, root):
 
 def dump(r, v, depth=0):
     ws = r.choice(["", " ", "\n", "\t", " /* c */ ", "// c\n"]) if r.random() < 0.1 else ""
+    trail = "," if r.random() < 0.1 else ""    # json-c takes a trailing comma
     if isinstance(v, O):
-        return "{" + ws + ",".join("%s:%s" % (json.dumps(k), dump(r, x, depth + 1)) for k, x in v.pairs) + "}"
+        return "{" + ws + ",".join("%s:%s" % (json.dumps(k), dump(r, x, depth + 1)) for k, x in v.pairs) + \
+            (trail if v.pairs else "") + "}"
     if isinstance(v, list):
-        return "[" + ws + ",".join(dump(r, x, depth + 1) for x in v) + "]"
+        return "[" + ws + ",".join(dump(r, x, depth + 1) for x in v) + (trail if v else "") + "]"
     if isinstance(v, float) and v == float("inf"):
         return r.choice(["1e400", "Infinity", "-Infinity", "NaN"])
     return json.dumps(v)
@@ -296,17 +351,18 @@ def random_args(r):
     if r.random() < 0.4:
         a += ["--duration-ms", str(r.choice([0, 1, 1000, 600000, 600001, -1, r.randint(0, 5000)]))]
     if r.random() < 0.3:
-        a += ["--log", str(r.choice([0, 1, 32, 33, -1]))]
+        a += ["--log", str(r.choice([0, 1, 32, 64, 65, -1]))]
     return a
 
 
 def seeds():
     out = []
-    for d in (EXAMPLES, CORPUS):
+    for d in (EXAMPLES, UPSTREAM, CORPUS):
         if os.path.isdir(d):
             for n in sorted(os.listdir(d)):
                 p = os.path.join(d, n)
-                if os.path.isfile(p) and not n.startswith("."):
+                if os.path.isfile(p) and n.endswith(".json") or d == CORPUS and os.path.isfile(p) and \
+                        not n.startswith("."):
                     with open(p, "rb") as f:
                         out.append(f.read())
     return out
@@ -331,8 +387,8 @@ def fuzz(tool, seconds, outdir, seed):
     parsed = []
     for s in pool:
         try:
-            parsed.append(parse(s.decode("utf-8")))
-        except (ValueError, UnicodeDecodeError):
+            parsed.append(parse(tool, s.decode("utf-8")))
+        except (ValueError, UnicodeDecodeError, tool.JsonError):
             pass
     found = {}
     execs = 0

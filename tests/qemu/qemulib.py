@@ -39,8 +39,10 @@ def exclusive(fn):
 
 
 def boot(board, run=None, append="", stdin_bytes=None, timeout=60, dtb=None,
-         until=None, icount=True, smp=None, debug=False, mttcg=False):
+         until=None, icount=True, smp=None, debug=False, mttcg=False, type_lines=None):
     """Boot @board. @run: console commands (autorun, then poweroff).
+    @type_lines: commands typed at the console, one after each prompt, then poweroff
+    (for scripts longer than the boot arguments carry; see tools/qemu-run).
     @stdin_bytes: bytes typed on the console after boot (sent slowly).
     @until: stop as soon as this substring appears (then QEMU is killed).
     Returns a Run; status is the run's exit status as tools/qemu-run reports
@@ -56,6 +58,7 @@ def boot(board, run=None, append="", stdin_bytes=None, timeout=60, dtb=None,
     out = b""
     deadline = time.monotonic() + timeout
     pending = stdin_bytes or b""
+    typer = qemu_run.ConsoleTyper(type_lines) if type_lines is not None else None
     timed_out = False
     while True:
         try:
@@ -79,6 +82,8 @@ def boot(board, run=None, append="", stdin_bytes=None, timeout=60, dtb=None,
             except (BlockingIOError, ValueError):
                 pass
             break
+        if typer:
+            typer.step(out, p.stdin)
         if pending and b"sched> " in out:
             # Type slowly: the UART FIFO is small and the guest drains it by IRQ.
             piece, pending = pending[:8], pending[8:]

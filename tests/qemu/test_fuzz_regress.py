@@ -10,7 +10,7 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-TARGETS = ["fdt", "shell", "cmdline", "format", "pelt", "pelt_tool", "schedtopo", "schedtopo_nr8"]
+TARGETS = ["fdt", "shell", "cmdline", "format", "pelt", "pelt_tool", "schedtopo", "schedtopo_nr8", "rtapp_prog"]
 
 
 def _tail(text, n=25):

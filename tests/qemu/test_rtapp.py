@@ -12,9 +12,10 @@ from qemulib import ROOT, boot
 
 TOOL = os.path.join(ROOT, "tools", "rtapp")
 EXAMPLES = os.path.join(ROOT, "tools", "rtapp-examples")
+UPSTREAM = os.path.join(ROOT, "tests", "rtapp-examples")
 
 TASK = re.compile(
-    r"^rtapp: task=(?P<task>\S+) inst=(?P<inst>\d+) tid=\d+ cpu=\d+ phase=(?P<phase>\d+) loops=(?P<loops>\d+) "
+    r"^rtapp: task=(?P<task>\S+) inst=(?P<inst>f?\d+) tid=\d+ cpu=\d+ phase=(?P<phase>\d+) loops=(?P<loops>\d+) "
     r"period_us=(?P<period>\d+) c_run_us=(?P<c_run>\d+) run_us=(?P<run>\d+) run_max_us=(?P<run_max>\d+) "
     r"act_period_us=(?P<act_period>\d+) slack_us=(?P<slack>-?\d+) slack_min_us=(?P<slack_min>-?\d+) "
     r"wakeups=(?P<wakeups>\d+) lat_min_us=(?P<lat_min>\d+) lat_avg_us=(?P<lat_avg>\d+) "
@@ -44,7 +45,8 @@ def tool_json(doc, *args):
 
 
 def rows(output):
-    return [{k: (v if k == "task" else int(v)) for k, v in m.groupdict().items()} for m in TASK.finditer(output)]
+    return [{k: (v if k == "task" or v.startswith("f") else int(v)) for k, v in m.groupdict().items()}
+            for m in TASK.finditer(output)]
 
 
 def run_example(name, expect_lines, expect_tasks):
@@ -122,60 +124,188 @@ def test_loops_instances_and_timer_sharing():
         assert abs(got[("shared", i, 0)]["act_period"] - 2000) <= 40, r
         assert abs(got[("own", i, 0)]["act_period"] - 1000) <= 20, r
     assert "rtapp add shared i=2 l=-1 n=0 r50,t1000:g0" in r.output, r
-    assert len(re.findall(r"^rtapp-log: task=own inst=1 idx=\d ", r.output, re.M)) == 2, r
+    # rt-app's own log of instance own-1: its header, then two rows of its 11 columns (idx = thread 3 + 1).
+    log = r.output.split("rtapp-log: file=own-1.log\n", 1)[1].splitlines()
+    assert log[0].split()[1:] == ["#idx", "perf", "run", "period", "start", "end", "rel_st", "slack",
+                                  "c_duration", "c_period", "wu_lat"], log[0]
+    rows_ = [l.split()[1:] for l in log[1:3]]
+    assert all(len(x) == 11 and x[0] == "4" and x[8:10] == ["50", "1000"] for x in rows_), rows_
+    start, end, period = int(rows_[0][4]), int(rows_[0][5]), int(rows_[0][3])
+    assert int(rows_[1][4]) >= end and abs(end - start - period) <= 1, rows_
     assert RESULT.search(r.output) and re.search(r"^RESULT .* tasks=5 specs=3 ", r.output, re.M), r
+    # tools/rtapp-log writes them as rt-app's files: <basename>-<task>-<i>.log, whitespace columns under "#idx".
+    with tempfile.TemporaryDirectory() as d:
+        p = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "rtapp-log"), "--basename", "web", "-", d],
+                           input=r.output, capture_output=True, text=True, timeout=30)
+        assert p.returncode == 0, p.stderr
+        assert sorted(os.listdir(d)) == ["web-%s.log" % n for n in ("fin-0", "own-0", "own-1", "shared-0", "shared-1")]
+        with open(os.path.join(d, "web-own-1.log")) as f:
+            lines = f.read().splitlines()
+        assert lines[0].split()[0] == "#idx" and len(lines) == 3, lines
+        assert all(len(l.split()) == 11 and all(re.fullmatch(r"-?\d+", v) for v in l.split()) for l in lines[1:]), lines
 
 
 def test_kernel_limits_give_error_lines_and_the_system_stays_up():
-    adds = "; ".join("rtapp add t%d r10,s10" % i for i in range(17))
+    adds = "; ".join("rtapp add t%d r10,s10" % i for i in range(33))
     run = (adds + "; rtapp clear; "
-           "rtapp add p r1 r1 r1 r1 r1; "
-           "rtapp add e r1,r1,r1,r1,r1,r1,r1,r1,r1; "
-           "rtapp add big i=33 r1; rtapp add m m=0x20 r1; rtapp add loop r1,s1; rtapp run 0; "
-           "rtapp bogus; rtapp add ok r100,t1000:u0; rtapp run 30; uptime")
-    r = boot("qemu-tc2", run=run, timeout=60)
+           "rtapp add big i=65 r1; rtapp add m m=0x20 r1; rtapp add loop r1,s1; rtapp run 0; "
+           "rtapp phase nosuch r1; rtapp add e r1,z9; rtapp add f r1,f5; rtapp run 10; "
+           "rtapp bogus; rtapp clear; rtapp add ok r100,t1000:u0; rtapp run 30; uptime; poweroff")
+    r = boot("qemu-tc2", type_lines=run.split("; ")[:-1], timeout=120)
     assert r.status == 0, r
     out = r.output
-    assert out.count("rtapp: spec ") == 16 + 2, r
-    assert "error: rtapp: too many task specs (max 16); 'rtapp clear' forgets them" in out, r
-    assert "error: rtapp: task 'p' has more than 4 phases" in out, r
-    assert "error: rtapp: task 'e' phase 0 has more than 8 events" in out, r
-    assert "error: rtapp: task 'big': bad option 'i=33'" in out, r
+    assert out.count("rtapp: spec ") == 32 + 2 + 1, r
+    assert "error: rtapp: too many task specs (max 32); 'rtapp clear' forgets them" in out, r
+    assert "error: rtapp: task 'big': bad option 'i=65'" in out, r
     assert "error: rtapp: task 'm': CPU mask 0x20 names CPUs this board lacks" in out, r
     assert "error: rtapp: task 'loop' loops forever: give the run a duration" in out, r
+    assert "error: rtapp: phase: 'nosuch' is not the last task spec added" in out, r
+    assert "error: rtapp: task 'e' phase 0: bad item 'z9'" in out, r
+    assert "error: rtapp: task 'f' phase 0 forks spec 5, which does not exist" in out, r
     assert "error: rtapp: usage:" in out, r
     assert re.search(r"^rtapp: task=ok inst=0 .* loops=(29|30) period_us=1000 ", out, re.M), r
-    assert RESULT.search(out) and re.search(r"^RESULT .* tasks=2 specs=2 ", out, re.M), r
+    assert RESULT.search(out) and re.search(r"^RESULT .* tasks=1 specs=1 ", out, re.M), r
     assert re.search(r"^sched> uptime\n.*\d", out, re.M), r
+
+
+def test_a_program_of_many_phases_and_events_streams_over_lines():
+    # 40 phases of 30 events each: 1200 events, more than any one console line holds.
+    phases = []
+    for p in range(40):
+        phases.append({"loop": 1, **{"run%d" % i: 5 for i in range(15)}, **{"sleep%d" % i: 5 for i in range(15)}})
+    doc = {"global": {"duration": -1}, "tasks": {"long": {"loop": 2, "phases": {"p%d" % i: ph for i, ph in
+                                                                                enumerate(phases)}}}}
+    rc, out, err = tool_json(doc, "--lines")
+    assert rc == 0, err
+    cmds = out.splitlines()
+    assert all(len(c) <= 255 and len(c.split()) <= 16 for c in cmds), cmds
+    assert sum(c.startswith("rtapp phase long ") for c in cmds) >= 3, cmds
+    r = boot("qemu-tc2", type_lines=cmds + ["rtapp list"], timeout=120)
+    assert r.status == 0 and "error" not in r.output, r
+    got = rows(r.output)
+    assert len(got) == 40 and all(x["loops"] == 2 and x["c_run"] == 75 for x in got), r
+    assert "rtapp: 1 specs, 1 instances, 40 phases, 1200 events" in r.output, r
+    # `rtapp list` gives the same program back, in lines the shell takes.
+    listed = [l for l in r.output.splitlines() if l.startswith("rtapp add long") or l.startswith("rtapp phase long")]
+    assert listed and all(len(l) <= 255 for l in listed), listed
+
+
+def test_sync_events_use_kernel_mutexes_conditions_barriers_and_semaphores():
+    run = ("rtapp add ex i=3 l=10 l0,s1000,u0; rtapp run 0; rtapp clear; "
+           "rtapp add prod l=20 s500,V0; rtapp add cons l=20 P0,r50; rtapp run 0; rtapp clear; "
+           "rtapp add bar i=2 l=5 R100,b0; rtapp add bar2 l=5 s3000,b0; rtapp run 0; rtapp clear; "
+           "rtapp add waiter l0,w0:0,u0,r10; rtapp add sig l=5 s2000,l0,g0,u0; rtapp run 40; rtapp clear; "
+           "rtapp add bad l=1 r10,u3; rtapp run 0; uptime")
+    r = boot("qemu-tc2", run=run, timeout=90)
+    assert r.status == 0, r
+    results = re.findall(r"^RESULT .* duration_us=(\d+) loops=(\d+) ", r.output, re.M)
+    assert len(results) == 5, r
+    # Mutual exclusion: 3 x 10 one-millisecond sleeps inside one mutex take >= 30 ms (in parallel: ~10).
+    assert int(results[0][0]) >= 30000 and int(results[0][1]) == 30, results
+    # Semaphore: 20 posts, 20 waits served, whatever the order.
+    assert int(results[1][1]) == 40, results
+    # Barrier: 3 parties (2 instances + 1) meet 5 times; the slow one sets the pace (5 x 3 ms).
+    bars = [x for x in rows(r.output) if x["task"].startswith("bar")]
+    assert len(bars) == 3 and all(x["loops"] == 5 for x in bars), r
+    assert all(x["act_period"] >= 2900 for x in bars), bars
+    # Condition: every signal sent while the waiter waits wakes it; the run ends with it waiting (stopped).
+    waiter = [x for x in rows(r.output) if x["task"] == "waiter"]
+    assert waiter and 4 <= waiter[0]["loops"] <= 5, r
+    # A program error at run time: one line, the thread ends, the system stays up.
+    assert "rtapp: error: task=bad inst=0 phase=0 event=1: unlock of mutex 3, which it does not hold" in r.output, r
+    assert re.search(r"^sched> uptime\n.*\d", r.output, re.M), r
 
 
 # ------------------------------------------------------------ the tool alone
 
-def test_tool_unsupported_event_names_it_and_its_path():
-    doc = {"global": {"duration": 1}, "tasks": {"t0": {"phases": {"p1": {"run": 10, "lock": "m", "unlock": "m"}}}}}
+def test_tool_refuses_what_is_absent_here_naming_the_key():
+    base = {"loop": 1, "run": 1}
+    for key, val, want in (("util_min", 100, "tasks.t.util_min"), ("dl-runtime", 1000, "tasks.t.dl-runtime"),
+                           ("nodes_membind", [0], "tasks.t.nodes_membind"), ("taskgroup", "/tg1", "tasks.t.taskgroup"),
+                           ("policy", "SCHED_FIFO", "tasks.t.policy"), ("policy", "SCHED_DEADLINE", "tasks.t.policy")):
+        rc, out, err = tool_json({"tasks": {"t": dict(base, **{key: val})}})
+        assert rc == 2 and out == "" and want in err and len(err.strip().splitlines()) == 1, (key, err)
+    rc, _, err = tool_json({"tasks": {"t": {"phases": {"p": {"run": 1, "util_max": 5}}}}, "global": {"duration": 1}})
+    assert rc == 2 and "tasks.t.phases.p.util_max" in err, err
+    # The root task group is the only one there is: accepted.
+    rc, _, err = tool_json({"tasks": {"t": dict(base, taskgroup="/")}})
+    assert rc == 0, err
+    # Wrong types as rt-app refuses them; a fork of a task that does not exist.
+    for ev, val, path in (("lock", 3, "tasks.t.lock"), ("run", "x", "tasks.t.run"), ("barrier", {}, "tasks.t.barrier"),
+                          ("fork", "nosuch", "tasks.t.fork"), ("memrun", {"type": "zap"}, "tasks.t.memrun.type")):
+        rc, out, err = tool_json({"tasks": {"t": dict(base, **{ev: val})}})
+        assert rc == 2 and out == "" and path in err, (ev, err)
+
+
+def test_tool_translates_every_event():
+    doc = {"global": {"duration": 1}, "tasks": {
+        "a": {"instance": 2, "policy": "SCHED_BATCH", "priority": 3, "lock": "m", "wait": {"ref": "c", "mutex": "m"},
+              "unlock": "m", "signal": "c", "broad": "c", "sync": {"ref": "c", "mutex": "m"}, "barrier": "B",
+              "suspend": "ignored", "resume": "b", "yield": "", "fork": "b", "mem": 100, "iorun": 200,
+              "memrun": {"type": "chase", "size": 64, "count": 7}, "sem_post": "s", "sem_wait": "s",
+              "sleep": 10, "runtime": 5},
+        "b": {"instance": 0, "policy": "SCHED_IDLE", "loop": 1, "suspend": "x", "run": 5}}}
     rc, out, err = tool_json(doc)
-    assert rc == 2 and out == "", (rc, out, err)
-    assert "tasks.t0.phases.p1.lock" in err and "unsupported event 'lock'" in err, err
-    for ev in ("barrier", "signal", "mem", "iorun", "yield", "fork", "suspend", "resume", "wait", "sync"):
-        rc, out, err = tool_json({"tasks": {"t": {"loop": 1, "run": 1, ev + "0": "x"}}})
-        assert rc == 2 and "tasks.t.%s0" % ev in err and "unsupported event" in err, (ev, err)
-    rc, _, err = tool_json({"tasks": {"t": {"loop": 1, "run": 1, "util_min": 100}}})
-    assert rc == 2 and "tasks.t.util_min" in err, err
-    rc, _, err = tool_json({"tasks": {"t": {"loop": 1, "policy": "SCHED_FIFO", "run": 1}}})
-    assert rc == 2 and "tasks.t.policy" in err and "SCHED_FIFO" in err, err
+    assert rc == 0, err
+    assert out.strip() == (
+        "rtapp clear; rtapp add a i=2 n=3 l0,w0:0,u0,g0,G0,y0:0,b0,l1,w1:1,u1,l2,G2,u2,Y,f1,kw100,i200,kc7,V0,P0,"
+        "s10,R5; rtapp add b i=0 l=1 n=19 l2,w2:2,u2,r5; rtapp run 1000"), out
 
 
-def test_tool_malformed_json_and_bad_arguments_exit_2():
-    rc, out, err = tool_json('{"tasks": {"t0": {"run": 10,}}}')
-    assert rc == 2 and out == "" and "malformed JSON" in err and "line 1 column" in err, err
-    rc, _, err = tool_json("")
-    assert rc == 2 and "malformed JSON" in err, err
-    for args in ([], ["--duration-ms", "x", "f.json"], ["--log", "99", "-"], ["--bogus", "f.json"],
-                 [os.path.join(EXAMPLES, "missing.json")]):
-        rc, out, err = tool(*args, stdin="{}")
-        assert rc == 2 and out == "", (args, rc, err)
-    rc, _, err = tool_json({"tasks": {"t": {"run": 10, "sleep": 10}}})
-    assert rc == 2 and "global.duration" in err and "loops forever" in err, err
+def test_upstream_examples_translate_or_are_refused_naming_the_key():
+    """Every JSON of rt-app's doc/examples (tests/rtapp-examples/README.md): what the tool says."""
+    refused = {
+        "cpufreq_governor_efficiency_calibration.json": "global.default_policy: unsupported policy SCHED_FIFO",
+        "cpufreq_governor_efficiency_dvfs.json": "tasks.thread.policy: unsupported policy SCHED_FIFO",
+        "custom-slice.json": "tasks.thread0.dl-runtime: unsupported key 'dl-runtime'",
+        "tutorial_example10.json": "tasks.thread0.taskgroup: unsupported key 'taskgroup'",
+        "tutorial_example11.json": "tasks.thread0.phases.phase0.taskgroup: unsupported key 'taskgroup'",
+        # doc/merge.py's fragments, not workloads: rt-app refuses them as they are too.
+        "merge_global.json": "tasks: missing", "merge_resources.json": "tasks: missing",
+        "merge_thread0.json": "tasks.thread0.lock_order: must be a string",
+        "merge_thread1.json": "tasks.thread1.lock_order: must be a string",
+        "merge_thread2.json": "tasks.thread2.lock_order: must be a string",
+        "merge_thread3.json": "tasks.thread3.lock_order: must be a string",
+        # `"suspend",` without a value: json-c stops there as well.
+        "video-long.json": "malformed JSON (rt-app's parser refuses it too): line 6 column 13",
+        "video-short.json": "malformed JSON (rt-app's parser refuses it too): line 6 column 13",
+    }
+    files = sorted(f for f in os.listdir(UPSTREAM) if f.endswith(".json"))
+    assert len(files) == 28, files
+    for f in files:
+        rc, out, err = tool(os.path.join(UPSTREAM, f), "--duration-ms", "300")
+        if f in refused:
+            last = err.strip().splitlines()[-1]
+            assert rc == 2 and out == "" and refused[f] in last, (f, err)
+        else:
+            assert rc == 0 and out.startswith("rtapp clear; rtapp add "), (f, err)
+
+
+UPSTREAM_RUN = ["browser-short.json", "mp3-short.json", "spreading-tasks.json", "template.json",
+                "tutorial_example1.json", "tutorial_example2.json", "tutorial_example3.json", "tutorial_example4.json",
+                "tutorial_example5.json", "tutorial_example6.json", "tutorial_example7.json", "tutorial_example8.json",
+                "tutorial_example9.json", "browser-long.json", "mp3-long.json"]
+
+
+def test_upstream_examples_run_on_qemu_tc2():
+    """Each runnable upstream example, 300 ms of it (the browser's 1 s: it starts with a 400 ms sleep), one
+    after the other in one boot (typed at the console)."""
+    cmds = []
+    for f in UPSTREAM_RUN:
+        ms = 1000 if f.startswith("browser") else 300
+        rc, out, err = tool(os.path.join(UPSTREAM, f), "--duration-ms", str(ms), "--lines")
+        assert rc == 0, (f, err)
+        cmds += out.splitlines()
+    r = boot("qemu-tc2", type_lines=cmds, timeout=400)
+    assert r.status == 0, r
+    assert "error" not in r.output and "panic" not in r.output, r
+    results = re.findall(r"^RESULT bench=rtapp .* tasks=(\d+) specs=(\d+) duration_us=(\d+) loops=(\d+) ",
+                         r.output, re.M)
+    assert len(results) == len(UPSTREAM_RUN), r
+    for f, (tasks, specs, dur, loops) in zip(UPSTREAM_RUN, results):
+        ms = 1000 if f.startswith("browser") else 300
+        assert ms * 1000 <= int(dur) <= ms * 1200, (f, dur)
+        assert int(loops) > 0, (f, results)
 
 
 def test_tool_format_comments_duplicates_and_ignored_keys():
@@ -188,7 +318,7 @@ def test_tool_format_comments_duplicates_and_ignored_keys():
                        "timer": {"ref": "tick", "period": 4000, "mode": "absolute"}},
         "t2": {"phases": {
           "a": {"loop": 4, "runtime": 300, "timer0": {"ref": "tick", "period": 4000}},
-          "b": {"cpus": [1], "nice": 3, "run0": 10, "timer1": {"ref": "unique", "period": 1000}}}}
+          "b": {"cpus": [1], "priority": 3, "run0": 10, "timer1": {"ref": "unique", "period": 1000}}}}
       }
     }"""
     rc, out, err = tool_json(doc)
@@ -196,8 +326,8 @@ def test_tool_format_comments_duplicates_and_ignored_keys():
     assert out.strip() == (
         "rtapp clear; rtapp add thread_one i=3 n=-5 m=0xc d=100 r1000,s500,r200,T4000:g0; "
         "rtapp add t2 x4,R300,T4000:g0 m0x2,n3,r10,t1000:u0; rtapp run 2000"), out
-    assert "ignored global keys (no meaning here): calibration, logdir, ftrace" in err, err
-    assert "ignored top-level keys: resources" in err, err
+    assert "global keys with no meaning here, ignored: calibration, logdir, ftrace" in err, err
+    assert "top-level keys with no meaning here, ignored: resources" in err, err
     assert 'task "thread one" is called thread_one' in err, err
     rc, out, _ = tool_json({"tasks": {"t": {"loop": 5, "run": 1}}}, "--lines", "--log", "4")
     assert rc == 0 and out.splitlines() == ["rtapp clear", "rtapp add t l=1 x5,r1", "rtapp run 0 log=4"], out

@@ -277,7 +277,7 @@ def test_cyclictest_trace_in_qemu():
     idles = [e for e in events if e["ph"] == "X" and e["cat"] == "idle"]
     wakeups = [e for e in events if e["ph"] == "i" and e["name"] == "sched_wakeup"]
     # Every CPU that switched to a cyclictest thread has its running slices.
-    ct_cpus = {int(c) for c in re.findall(r"\[(\d{3})\] d\.\.2 +[\d.]+: sched_switch: .*next_comm=cyclictest ", out)}
+    ct_cpus = {int(c) for c in re.findall(r"\[(\d{3})\] +[\d.]+: sched_switch: .*next_comm=cyclictest ", out)}
     assert ct_cpus, r
     assert {e["tid"] for e in runs if e["name"] == "cyclictest"} == ct_cpus, (ct_cpus, runs[:5])
     # Each cyclictest thread (T: n (tid)) ran, under its own name.
@@ -294,7 +294,7 @@ def test_cyclictest_trace_in_qemu():
     nwake = len(re.findall(r": sched_wakeup: ", out))
     assert nwake > 0 and len(wakeups) == nwake, (nwake, len(wakeups))
     assert all(set(w["args"]) == {"comm", "pid", "prio", "target_cpu"} for w in wakeups), wakeups[:3]
-    power = [e for e in events if e["ph"] == "C"]
+    power = [e for e in events if e["ph"] == "C" and e["cat"] == "power"]
     assert power and all(e["name"] in ("cluster 0 power", "cluster 1 power") and e["args"]["state"] in (0, 1)
                          for e in power), power
     # The trace is consistent by --check's rules.
@@ -302,3 +302,176 @@ def test_cyclictest_trace_in_qemu():
     assert rc == 0 and err == "", (rc, err)
     assert re.fullmatch(r"trace2json: \d+ events \(cpu0=\d+ cpu1=\d+ cpu2=\d+ cpu3=\d+ cpu4=\d+\), "
                         r"[\d.]+ \.\. [\d.]+ s, 5 tasks: console-1( cyclictest-\d+){4}, ok\n", summary), summary
+
+
+# ------------------------------------------------------------ what other tools read
+
+# Perfetto's systrace line tokenizer (google/perfetto,
+# src/trace_processor/importers/systrace/systrace_line_tokenizer.cc @ 522051b5a5), searched in the line.
+PERFETTO_LINE = re.compile(r"-(\d+)\s+\(?\s*(\d+|-+)?\)?\s?\[(\d+)\]\s*"
+                           r"[a-zA-Z0-9.]{0,4}\s+(\d+\.\d+):\s+(\S+):")
+# LISA (ARM-software/lisa, lisa/trace.py @ 12e7b1fea7): HRTxtTraceParser.HEADER_REGEX (the kernel's
+# human-readable text), TxtTraceParser's skeleton regex, and TxtEventParser's field regex.
+LISA_HR_HEADER = re.compile(r"\s*(?P<__comm>.+)-(?P<__pid>\d+)[^\[]*\[(?P<__cpu>\d*)\][^\d]+"
+                            r"(?P<__timestamp>\d+\.\d+): +(?P<__event>\w+):", re.ASCII)
+LISA_SKELETON = re.compile(r"\] +(?P<__timestamp>\d+\.\d+): *(?P<__event>\w+):", re.ASCII)
+LISA_SWITCH = re.compile(r"prev_comm=(?P<prev_comm>.+?) +prev_pid=(?P<prev_pid>\d+) +prev_prio=(?P<prev_prio>\d+) "
+                         r"+prev_state=(?P<prev_state>[^ ]+) ==> next_comm=(?P<next_comm>.+?) "
+                         r"+next_pid=(?P<next_pid>\d+) +next_prio=(?P<next_prio>\d+)", re.ASCII)
+# The fields LISA's EVENT_DESCS give these events (lisa__ prefixed ones apply to the plain names too).
+LISA_FIELDS = {
+    "sched_wakeup": ["comm", "pid", "prio", "target_cpu"], "sched_waking": ["comm", "pid", "prio", "target_cpu"],
+    "sched_wakeup_new": ["comm", "pid", "prio", "target_cpu"], "cpu_idle": ["cpu_id", "state"],
+    "sched_migrate_task": ["comm", "dest_cpu", "orig_cpu", "pid", "prio"],
+    "sched_pelt_se": ["comm", "cpu", "load", "path", "pid", "rbl_load", "util", "update_time"],
+    "sched_pelt_cfs": ["cpu", "load", "path", "rbl_load", "util", "update_time"],
+}
+
+
+def lisa_fields_regex(fields):
+    """TxtEventParser._get_fields_regex(), no positional or greedy field."""
+    alts = [r"{f}=(?P<{f}>.+?)(?: +|$)".format(f=re.escape(f)) for f in fields] + [r"\w+=\S+?(?: +|$)"]
+    return re.compile(r"(?:{})+".format("|".join(alts)), re.ASCII)
+
+
+def trace_lines(out):
+    return [l for l in out.splitlines() if re.match(r"^\s*\S.*-\d+\s+\[\d{3}\]", l)]
+
+
+def test_dump_lines_read_by_perfetto_and_lisa_with_every_event():
+    r = boot("qemu-tc2", run="trace start; rtapp add a i=3 l=15 r400,l0,s300,u0,s1500; rtapp add b l=30 R200,s700; "
+             "rtapp run 0; trace dump", timeout=120)
+    assert r.status == 0, r
+    lines = trace_lines(r.output)
+    names = {}
+    for l in lines:
+        m = PERFETTO_LINE.search(l)
+        assert m, l
+        pid, cpu, ts, event = int(m.group(1)), int(m.group(3)), m.group(4), m.group(5)
+        task = l[:m.start()].strip()
+        args = l[m.end():].strip()
+        names[event] = names.get(event, 0) + 1
+        h = LISA_HR_HEADER.match(l)
+        assert h and (h.group("__comm").strip(), int(h.group("__pid")), int(h.group("__cpu")), h.group("__timestamp"),
+                      h.group("__event")) == (task, pid, cpu, ts, event), (l, h and h.groupdict())
+        sk = LISA_SKELETON.search(l)
+        assert sk and (sk.group("__timestamp"), sk.group("__event")) == (ts, event), l
+        if event == "sched_switch":
+            f = LISA_SWITCH.fullmatch(args)
+            assert f and f.group("prev_state") in ("R", "S", "X", "W"), l
+        elif event == "tracing_mark_write":
+            assert re.fullmatch(r"C\|0\|\w+\|-?\d+", args), l
+        elif event in LISA_FIELDS:
+            f = lisa_fields_regex(LISA_FIELDS[event]).fullmatch(args)
+            assert f and all(f.group(k) is not None for k in LISA_FIELDS[event]), (l, f and f.groupdict())
+            # Perfetto splits the args on spaces, key=value.
+            kv = dict(t.split("=", 1) for t in args.split(" "))
+            assert list(kv) == [k for k in re.findall(r"(\w+)=", args)], l
+    for ev in ("sched_switch", "sched_waking", "sched_wakeup", "sched_wakeup_new", "cpu_idle", "sched_pelt_se",
+               "sched_pelt_cfs", "sched_pack", "tracing_mark_write", "cluster_power"):
+        assert names.get(ev), (ev, names)
+    # Every sched_wakeup of a sleeping task follows its sched_waking (Linux's order).
+    waking = [re.search(r"\] +([\d.]+): sched_waking: .* pid=(\d+) ", l) for l in lines if ": sched_waking: " in l]
+    wakeup = [re.search(r"\] +([\d.]+): sched_wakeup: .* pid=(\d+) ", l) for l in lines if ": sched_wakeup: " in l]
+    assert len(waking) == len(wakeup) > 0, (len(waking), len(wakeup))
+    for w, u in zip(sorted((int(m.group(2)), float(m.group(1))) for m in waking),
+                    sorted((int(m.group(2)), float(m.group(1))) for m in wakeup)):
+        assert w[0] == u[0] and w[1] <= u[1], (w, u)
+    counters = set(re.findall(r"tracing_mark_write: C\|0\|(\w+)\|", r.output))
+    assert {"energy", "energy_c0", "energy_c1", "cluster1_power"} <= counters and any(
+        c.startswith("cpu") and c.endswith("_util") for c in counters), counters
+    # The pack decisions name a reason of the kernel's own table (the names `pack` prints).
+    reasons = set(re.findall(r"sched_pack: .* reason=(\S+)$", r.output, re.M))
+    assert reasons and all(re.fullmatch(r"[a-z_]+", x) for x in reasons), reasons
+    # trace2json takes it all: counter tracks for the PELT and the counters.
+    events, err = convert(r.output)
+    assert "warning" not in err, err
+    check_layout(events)
+    tracks = {e["name"] for e in events if e["ph"] == "C" and e["cat"] == "counter"}
+    assert {"energy", "energy_c0", "energy_c1"} <= tracks and any(t.startswith("util a-") for t in tracks), tracks
+    assert any(e["name"] == "sched_waking" for e in events), "no sched_waking instants"
+
+
+# ------------------------------------------------------------ trace.dat
+
+DAT = os.path.join(ROOT, "tools", "trace2dat")
+NUM = r"-?\d+"
+
+
+def dump_events(text):
+    """(comm, pid, cpu, ts, event, fields) of every trace line of a dump, fields with single spaces."""
+    out = []
+    for l in trace_lines(text):
+        m = re.match(r"^\s*(.+?)-(\d+)\s+\[(\d+)\]\s+(?:[.a-zA-Z][^\s]*\s+)?(\d+\.\d+):\s+(\w+):\s?(.*?)\s*$", l)
+        assert m, l
+        out.append((m.group(1), int(m.group(2)), int(m.group(3)), m.group(4), m.group(5),
+                    " ".join(m.group(6).split())))
+    return out
+
+
+def report_events(text):
+    """The same from `trace-cmd report -N`: its print events are the dump's tracing_mark_write lines."""
+    out = []
+    for l in text.splitlines():
+        m = re.match(r"^\s*(.+?)-(\d+)\s+\[(\d+)\]\s+(\d+\.\d+):\s+(\w+):\s+(.*?)\s*$", l)
+        if not m:
+            continue
+        event, fields = m.group(5), " ".join(m.group(6).split())
+        if event == "print":
+            event, fields = fields.split(": ", 1)
+        out.append((m.group(1), int(m.group(2)), int(m.group(3)), m.group(4), event, fields))
+    return out
+
+
+def by_time(events):
+    """Sorted by time, then CPU; each CPU's order kept (ties across CPUs may merge either way)."""
+    return sorted(events, key=lambda e: (e[3], e[2]))
+
+
+def test_trace2dat_is_read_back_by_trace_cmd_report_event_for_event():
+    r = boot("qemu-tc2", run="trace start; rtapp add a i=3 l=20 r300,l0,s200,u0,t2000:u0; rtapp add b l=40 R100,s900; "
+             "rtapp run 0; trace dump", timeout=120)
+    assert r.status == 0, r
+    want = dump_events(r.output)
+    assert len(want) > 500, len(want)
+    with tempfile.TemporaryDirectory() as d:
+        dat = os.path.join(d, "trace.dat")
+        p = subprocess.run([sys.executable, DAT, "-", dat], input=r.output, capture_output=True, text=True,
+                           timeout=60)
+        assert p.returncode == 0 and p.stderr == "", p.stderr
+        with open(dat, "rb") as f:
+            head = f.read(16)
+        assert head[:10] == b"\x17\x08\x44tracing" and head[10:12] == b"6\0", head
+        rep = subprocess.run(["trace-cmd", "report", "-N", dat], capture_output=True, text=True, timeout=120)
+        assert rep.returncode == 0, rep.stderr
+        got = report_events(rep.stdout)
+        assert rep.stdout.splitlines()[0] == "cpus=5", rep.stdout[:200]
+        # Every event, every field, exactly (only the merge order of equal timestamps may differ).
+        assert len(got) == len(want), (len(got), len(want))
+        bad = [(w, g) for w, g in zip(by_time(want), by_time(got)) if w != g]
+        assert not bad, bad[:5]
+        # With its plugins (KernelShark's view of sched_switch/wakeup) it reads the same events.
+        rep2 = subprocess.run(["trace-cmd", "report", dat], capture_output=True, text=True, timeout=120)
+        assert rep2.returncode == 0 and "failed" not in rep2.stderr.lower(), rep2.stderr
+        assert len(report_events(rep2.stdout)) == len(want)
+        # Its event list names ours.
+        ev = subprocess.run(["trace-cmd", "report", "-N", "-E", dat], capture_output=True, text=True, timeout=60)
+        for name in ("sched:sched_switch", "sched:sched_waking", "sched:sched_pelt_se", "power:cpu_idle",
+                     "pack:sched_pack", "ftrace:print"):
+            assert name in ev.stdout, (name, ev.stdout[:500])
+
+
+def test_trace2dat_bad_input_exits_2_with_one_line():
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, "x.dat")
+        for text, want in (("no trace here\n", "no trace lines"),
+                           ("          <idle>-0     [000]     0.000001: sched_foo: bar=1\n",
+                            "line 1: event 'sched_foo' has no trace.dat format here"),
+                           ("          <idle>-0     [000]     0.000001: sched_switch: prev_comm=a prev_pid=1 "
+                            "prev_prio=120 prev_state=Q ==> next_comm=b next_pid=2 next_prio=120\n",
+                            "prev_state=Q is not one of")):
+            p = subprocess.run([sys.executable, DAT, "-", out], input=text, capture_output=True, text=True, timeout=30)
+            assert p.returncode == 2 and want in p.stderr and len(p.stderr.strip().splitlines()) == 1, p.stderr
+        for args in ([], ["a"], ["a", "b", "c"], [os.path.join(d, "missing.txt"), out]):
+            p = subprocess.run([sys.executable, DAT] + args, capture_output=True, text=True, timeout=30)
+            assert p.returncode == 2 and p.stderr.startswith("trace2dat:"), (args, p.stderr)

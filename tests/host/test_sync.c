@@ -1,0 +1,168 @@
+/*
+ * The kernel's sleeping synchronisation objects (kernel/sched/waitqueue.c,
+ * mutex.c, condvar.c, task_barrier.c, semaphore.c) on a live host
+ * scheduler, driven through their non-blocking halves with tasks that do
+ * not run: who is queued, in which order, who owns what, and that the
+ * hand-over really wakes the task (wake_up() moves it off TASK_SLEEPING).
+ * The sleeping halves run on SMP in the kernel's `stress` (sync workers).
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "ktest.h"
+#include "host_sched.h"
+#include "arch/cpu.h"
+#include "kernel/condvar.h"
+#include "kernel/mutex.h"
+#include "kernel/pack.h"
+#include "kernel/sched.h"
+#include "kernel/semaphore.h"
+#include "kernel/task_barrier.h"
+#include "kernel/waitqueue.h"
+
+#define NT 6
+static struct task t[NT];
+static struct wait_entry we[NT];
+
+/* A 4-CPU machine, every CPU idle; t[i] asleep on CPU 0. */
+static void machine(void)
+{
+	host_make_topology(&sched_topo, 4);
+	topology_build(&sched_topo, &policy_off);
+	sched_init(4);
+	for (int c = 0; c < 4; c++) {
+		host_set_cpu_id(c);
+		sched_init_cpu(c);
+		sched_cpu_online(c);
+	}
+	host_set_cpu_id(0);
+	for (int i = 0; i < NT; i++) {
+		cpumask_t all = cpumask_from_u32(0xf);
+
+		memset(&t[i], 0, sizeof(t[i]));
+		t[i].tid = 100 + (uint32_t)i;
+		strcpy(t[i].name, "sync");
+		se_init(&t[i].se, 0);
+		pelt_init(&t[i].se.avg, host_fake_now);
+		task_set_cpus(&t[i], &all);
+		t[i].state = TASK_SLEEPING;
+		memset(&we[i], 0, sizeof(we[i]));
+	}
+}
+
+static bool asleep(int i)
+{
+	return t[i].state == TASK_SLEEPING;
+}
+
+KT_CASE(waitqueue_wakes_in_fifo_order_and_hands_data)
+{
+	struct waitqueue wq = WAITQUEUE_INIT;
+	unsigned long flags;
+
+	machine();
+	flags = spin_lock_irqsave(&wq.lock);
+	for (int i = 0; i < 3; i++)
+		wq_add_locked(&wq, &we[i], &t[i]);
+	KT_ASSERT_EQ(wq.nr_waiters, 3u);
+	KT_ASSERT(wq_wake_one_locked(&wq, 42) == &t[0]);
+	spin_unlock_irqrestore(&wq.lock, flags);
+	KT_ASSERT(we[0].woken && we[0].data == 42);
+	KT_ASSERT(!asleep(0) && asleep(1) && asleep(2));
+	KT_ASSERT(!we[1].woken);
+	KT_ASSERT_EQ(wq_wake_all(&wq), 2);
+	KT_ASSERT(!asleep(1) && !asleep(2) && we[1].woken && we[2].woken);
+	KT_ASSERT(wq.head == NULL && wq.tail == NULL && wq.nr_waiters == 0);
+	KT_ASSERT_EQ(wq_wake_one(&wq), 0);
+}
+
+KT_CASE(mutex_hands_off_to_the_first_waiter)
+{
+	struct mutex m = MUTEX_INIT;
+
+	machine();
+	KT_ASSERT(mutex_lock_or_queue(&m, &we[0], &t[0]));
+	KT_ASSERT(mutex_owner(&m) == &t[0]);
+	KT_ASSERT(!mutex_lock_or_queue(&m, &we[1], &t[1]));
+	KT_ASSERT(!mutex_lock_or_queue(&m, &we[2], &t[2]));
+	KT_ASSERT_EQ(m.nr_contended, 2u);
+	/* Only the owner may unlock. */
+	KT_ASSERT_EQ(mutex_unlock_for(&m, &t[2]), MUTEX_NOT_OWNER);
+	KT_ASSERT(mutex_owner(&m) == &t[0] && asleep(1));
+	KT_ASSERT_EQ(mutex_unlock_for(&m, &t[0]), MUTEX_OK);
+	/* t1 owns it before it runs: nobody can overtake it. */
+	KT_ASSERT(mutex_owner(&m) == &t[1] && !asleep(1) && asleep(2) && we[1].woken);
+	KT_ASSERT(!mutex_lock_or_queue(&m, &we[3], &t[3]));
+	KT_ASSERT_EQ(mutex_unlock_for(&m, &t[1]), MUTEX_OK);
+	KT_ASSERT(mutex_owner(&m) == &t[2] && !asleep(2) && asleep(3));
+	KT_ASSERT_EQ(mutex_unlock_for(&m, &t[2]), MUTEX_OK);
+	KT_ASSERT_EQ(mutex_unlock_for(&m, &t[3]), MUTEX_OK);
+	KT_ASSERT(mutex_owner(&m) == NULL && m.wq.nr_waiters == 0);
+	KT_ASSERT_EQ(m.nr_handoffs, 3u);
+	KT_ASSERT_EQ(mutex_unlock_for(&m, &t[3]), MUTEX_NOT_OWNER);
+}
+
+KT_CASE(cond_wait_releases_the_mutex_and_signal_wakes_one)
+{
+	struct mutex m = MUTEX_INIT;
+	struct condvar c = CONDVAR_INIT;
+	struct wait_entry mw;
+
+	machine();
+	/* Not holding the mutex: refused, nothing queued. */
+	KT_ASSERT_EQ(cond_queue_and_unlock(&c, &m, &we[0], &t[0]), MUTEX_NOT_OWNER);
+	KT_ASSERT_EQ(c.wq.nr_waiters, 0u);
+	KT_ASSERT(mutex_lock_or_queue(&m, &mw, &t[0]));
+	KT_ASSERT_EQ(cond_queue_and_unlock(&c, &m, &we[0], &t[0]), MUTEX_OK);
+	KT_ASSERT(mutex_owner(&m) == NULL);
+	KT_ASSERT(mutex_lock_or_queue(&m, &mw, &t[1]));
+	KT_ASSERT_EQ(cond_queue_and_unlock(&c, &m, &we[1], &t[1]), MUTEX_OK);
+	KT_ASSERT_EQ(c.wq.nr_waiters, 2u);
+	KT_ASSERT_EQ(cond_signal(&c), 1);
+	KT_ASSERT(!asleep(0) && asleep(1));
+	KT_ASSERT_EQ(cond_broadcast(&c), 1);
+	KT_ASSERT(!asleep(1));
+	/* Nobody waits: the signal is lost (counted). */
+	KT_ASSERT_EQ(cond_signal(&c), 0);
+	KT_ASSERT_EQ(c.nr_signals, 3u);
+	KT_ASSERT_EQ(c.nr_lost, 1u);
+}
+
+KT_CASE(barrier_releases_all_on_the_last_arrival_and_rearms)
+{
+	struct task_barrier b;
+
+	machine();
+	task_barrier_init(&b, 3);
+	KT_ASSERT_EQ(task_barrier_arrive(&b, &we[0], &t[0]), BARRIER_WAITED);
+	KT_ASSERT_EQ(task_barrier_arrive(&b, &we[1], &t[1]), BARRIER_WAITED);
+	KT_ASSERT(asleep(0) && asleep(1) && b.arrived == 2);
+	KT_ASSERT_EQ(task_barrier_arrive(&b, &we[2], &t[2]), BARRIER_LAST);
+	KT_ASSERT(!asleep(0) && !asleep(1) && we[0].woken && we[1].woken);
+	KT_ASSERT(b.arrived == 0 && b.generation == 1 && we[0].data == 1);
+	/* The next round starts empty. */
+	KT_ASSERT_EQ(task_barrier_arrive(&b, &we[3], &t[3]), BARRIER_WAITED);
+	KT_ASSERT(asleep(3) && b.arrived == 1);
+}
+
+KT_CASE(semaphore_remembers_posts_and_hands_units_to_waiters)
+{
+	struct semaphore s = SEMAPHORE_INIT(0);
+
+	machine();
+	sem_up(&s);
+	sem_up(&s);
+	KT_ASSERT_EQ(s.count, 2u);
+	KT_ASSERT(sem_down_or_queue(&s, &we[0], &t[0]));
+	KT_ASSERT(sem_down_or_queue(&s, &we[1], &t[1]));
+	KT_ASSERT(!sem_down_or_queue(&s, &we[2], &t[2]));
+	KT_ASSERT(!sem_down_or_queue(&s, &we[3], &t[3]));
+	KT_ASSERT_EQ(s.count, 0u);
+	sem_up(&s);
+	/* Handed over: the count stays 0, the first waiter has its unit. */
+	KT_ASSERT(!asleep(2) && asleep(3) && s.count == 0 && we[2].data == 1);
+	sem_up(&s);
+	sem_up(&s);
+	KT_ASSERT(!asleep(3) && s.count == 1);
+}
