@@ -191,7 +191,7 @@ static int test_fair(int argc, char **argv)
 	}
 	if (!parse_nices(argc, argv, 4, nice))
 		return 1;
-	return run_fair(n, ms, nice, sched_possible_mask());
+	return run_fair(n, ms, nice, TASK_CPUS_ANY);
 }
 
 /* Tasks of the given nice levels competing for one CPU. */
@@ -212,7 +212,7 @@ static int test_nice(int argc, char **argv)
 static int test_wake(int argc, char **argv)
 {
 	long n, iters, us;
-	uint32_t all = sched_possible_mask();
+	uint32_t all = TASK_CPUS_ANY;
 	unsigned long lost = 0, done = 0;
 
 	if (argc != 5 || !cmdline_parse_long(argv[2], 1, MAX_TEST_TASKS, &n) ||
@@ -379,7 +379,7 @@ static int test_duty(int argc, char **argv)
 {
 	long ms, period_us, duty;
 	int n = argc - 4;
-	uint32_t all = sched_possible_mask();
+	uint32_t all = TASK_CPUS_ANY;
 
 	if (argc < 5 || n > MAX_TEST_TASKS || !cmdline_parse_long(argv[2], 10, 600000, &ms) ||
 	    !cmdline_parse_long(argv[3], 100, 1000000, &period_us)) {
@@ -431,7 +431,7 @@ static int test_duty(int argc, char **argv)
 static int test_light(int argc, char **argv)
 {
 	long n, ms, busy_us, period_us;
-	uint32_t all = sched_possible_mask();
+	uint32_t all = TASK_CPUS_ANY;
 	uint64_t b0[CONFIG_NR_CPUS] = { 0 }, t0, t1;
 	int where[CONFIG_NR_CPUS] = { 0 };
 
@@ -515,7 +515,7 @@ static int cmd_spawn(int argc, char **argv)
 	long n, ms, nice = 0;
 	static struct spin_arg bg[32];
 	static int next;
-	uint32_t all = sched_possible_mask();
+	uint32_t all = TASK_CPUS_ANY;
 
 	if (argc < 3 || argc > 4 || !cmdline_parse_long(argv[1], 1, 32, &n) ||
 	    !cmdline_parse_long(argv[2], 1, 600000, &ms) ||

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "arch/barrier.h"
+#include "arch/cost.h"
 #include "arch/cpu.h"
 #include "arch/ipi.h"
 #include "kernel/idle.h"
@@ -201,6 +202,7 @@ void sched_tick(void)
 	struct rq *rq = this_rq();
 	uint64_t now = arch_now_ns();
 
+	arch_cost(COST_TICK);
 	WRITE_ONCE(rq->last_tick_ns, now);
 	if (rq->ticks % WATCHDOG_CHECK_TICKS == 0)
 		watchdog_check(rq, now);
@@ -358,11 +360,7 @@ static void schedule_locked(struct rq *rq)
 	next->on_cpu = true;
 	rq->switched_from = prev;
 #endif
-#ifdef __arm__
 	arch_context_switch(&prev->ctx, &next->ctx);
-#else
-	panic("no context switch on the host");
-#endif
 }
 
 /*
@@ -620,6 +618,7 @@ bool wake_up(struct task *p)
 		return false;
 	}
 	p->nr_wakeups++;
+	arch_cost(COST_WAKEUP);
 	if (p->on_rq) {		/* it had not switched out yet */
 		p->state = TASK_RUNNABLE;
 		trace_sched_wakeup(arch_cpu_id(), p, rq->cpu);

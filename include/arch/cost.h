@@ -1,0 +1,44 @@
+/*
+ * What running the kernel costs, for a port that does not execute it on the
+ * CPU it models (the simulator, tools/schedsim): the kernel marks where time
+ * goes, the port charges it to the simulated CPU. On ARM the code runs and
+ * takes its own time: both hooks compile to nothing / a plain call.
+ *
+ *   arch_cost(what)   the scheduler just did @what (a wake-up, the tick's
+ *                     work); the other costs (context switch, interrupt
+ *                     entry and exit, idle entry and exit, IPIs) are the
+ *                     port's own and charged there.
+ *   arch_work(fn, cost_ns, arg)
+ *                     a task computes: returns fn(arg), which must be a
+ *                     pure function of @arg. cost_ns(arg) is what it costs
+ *                     at capacity 1024, asked only by a port that models
+ *                     time: it makes the CPU busy that long, scaled by its
+ *                     capacity, interruptible by IRQs and preemption like
+ *                     the real loop (and may reuse fn's value for an @arg).
+ */
+#ifndef ARCH_COST_H
+#define ARCH_COST_H
+
+#include <stdint.h>
+
+enum arch_cost_kind {
+	COST_WAKEUP,		/* wake_up() placed and enqueued a task */
+	COST_TICK,		/* sched_tick()'s work and the tick timer's re-arm */
+	COST_NR,
+};
+
+typedef uint64_t (*arch_work_fn)(uint64_t arg);
+
+#ifdef __arm__
+static inline void arch_cost(enum arch_cost_kind what) { (void)what; }
+static inline uint64_t arch_work(arch_work_fn fn, arch_work_fn cost_ns, uint64_t arg)
+{
+	(void)cost_ns;
+	return fn(arg);
+}
+#else
+void arch_cost(enum arch_cost_kind what);
+uint64_t arch_work(arch_work_fn fn, arch_work_fn cost_ns, uint64_t arg);
+#endif
+
+#endif
