@@ -92,13 +92,30 @@ build/host/test_%: build/host/san/tests/host/test_%.o build/host/libktest.a buil
 build/host/%: build/host/obj/tools/%.o build/host/libkcore.a
 	$(HOST_CC) -o $@ $^ -lm
 
+# The simulator (tools/schedsim, docs/schedsim.md): the kernel compiled for
+# its own port, optimised, with room for more tasks and host-sized stacks.
+SIM_CFLAGS := -O2 -g -std=gnu11 $(WARN) -Iinclude -I. -DCONFIG_NR_CPUS=1024 -DHOST_BUILD \
+	-DCONFIG_MAX_TASKS=4096 -DCONFIG_TASK_STACK_SIZE=65536
+SIM_KERNEL_SRCS := $(sort $(wildcard kernel/*/*.c))
+SIM_SRCS := $(sort $(wildcard tools/schedsim/*.c tools/schedsim/*.S))
+build/host/sim/%.c.o: %.c $(HDRS) tools/schedsim/sim.h
+	@mkdir -p $(@D)
+	$(HOST_CC) $(SIM_CFLAGS) -c -o $@ $<
+build/host/sim/%.S.o: %.S
+	@mkdir -p $(@D)
+	$(HOST_CC) -c -o $@ $<
+build/host/libkcore-sim.a: $(patsubst %,build/host/sim/%.o,$(SIM_KERNEL_SRCS))
+	@rm -f $@; ar rcs $@ $^
+build/host/schedsim: $(patsubst %,build/host/sim/%.o,$(SIM_SRCS)) build/host/libkcore-sim.a
+	$(HOST_CC) -o $@ $^ -lm
+
 # DTBs used by host tests: every board's and the fixtures in tests/dts.
 TEST_DTBS := $(patsubst tests/dts/%.dts,build/host/dts/%.dtb,$(wildcard tests/dts/*.dts))
 build/host/dts/%.dtb: tests/dts/%.dts
 	@mkdir -p $(@D)
 	$(DTC) -I dts -O dtb -o $@ $<
 
-host: $(HOST_TESTS) $(HOST_TOOLS) $(TEST_DTBS)
+host: $(HOST_TESTS) $(HOST_TOOLS) $(TEST_DTBS) build/host/schedsim
 
 # ---------------------------------------------------------------- run / test
 ICOUNT ?= 1

@@ -15,6 +15,9 @@
  *                     time: it makes the CPU busy that long, scaled by its
  *                     capacity, interruptible by IRQs and preemption like
  *                     the real loop (and may reuse fn's value for an @arg).
+ *   arch_spin_until(t)  busy until the clock reads @t, preemption included:
+ *                     a spin on the clock (rt-app's "runtime", spawn's
+ *                     hogs, schedtest's duty cycles). ARM: boot/sched_arch.c.
  */
 #ifndef ARCH_COST_H
 #define ARCH_COST_H
@@ -24,6 +27,8 @@
 enum arch_cost_kind {
 	COST_WAKEUP,		/* wake_up() placed and enqueued a task */
 	COST_TICK,		/* sched_tick()'s work and the tick timer's re-arm */
+	COST_IDLE_ENTER,	/* cpu_idle_enter() up to the idle state: governor, rail, accounting */
+	COST_IDLE_EXIT,		/* from the idle state's end back to the idle loop */
 	COST_NR,
 };
 
@@ -40,5 +45,6 @@ static inline uint64_t arch_work(arch_work_fn fn, arch_work_fn cost_ns, uint64_t
 void arch_cost(enum arch_cost_kind what);
 uint64_t arch_work(arch_work_fn fn, arch_work_fn cost_ns, uint64_t arg);
 #endif
+void arch_spin_until(uint64_t deadline_ns);
 
 #endif

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "arch/barrier.h"
+#include "arch/cost.h"
 
 #include "kernel/cmdline.h"
 #include "kernel/format.h"
@@ -86,11 +87,8 @@ struct spin_arg {
 static void spin_fn(void *arg)
 {
 	const struct spin_arg *a = arg;
-	volatile uint32_t sink = 0;
 
-	while (arch_now_ns() < a->until_ns)
-		for (int i = 0; i < 1000; i++)
-			sink += (uint32_t)i;
+	arch_spin_until(a->until_ns);
 }
 
 struct sleeper_arg {
@@ -362,11 +360,7 @@ static void duty_fn(void *arg)
 	uint64_t next = arch_now_ns();
 
 	while (!a->stop) {
-		uint64_t until = next + a->busy_ns;
-		volatile uint32_t sink = 0;
-
-		while (arch_now_ns() < until)
-			sink++;
+		arch_spin_until(next + a->busy_ns);
 		next += a->period_ns;
 		task_sleep_until(next);
 	}
