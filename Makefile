@@ -95,7 +95,7 @@ build/host/%: build/host/obj/tools/%.o build/host/libkcore.a
 # The simulator (tools/schedsim, docs/schedsim.md): the kernel compiled for
 # its own port, optimised, with room for more tasks and host-sized stacks.
 SIM_CFLAGS := -O2 -g -std=gnu11 $(WARN) -Iinclude -I. -DCONFIG_NR_CPUS=1024 -DHOST_BUILD \
-	-DCONFIG_MAX_TASKS=4096 -DCONFIG_TASK_STACK_SIZE=65536
+	-DCONFIG_MAX_TASKS=4096 -DCONFIG_TASK_STACK_SIZE=65536 -DCONFIG_MAX_TEST_TASKS=2048
 SIM_KERNEL_SRCS := $(sort $(wildcard kernel/*/*.c))
 SIM_SRCS := $(sort $(wildcard tools/schedsim/*.c tools/schedsim/*.S))
 build/host/sim/%.c.o: %.c $(HDRS) tools/schedsim/sim.h

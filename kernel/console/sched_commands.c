@@ -23,7 +23,10 @@
 #include "kernel/time.h"
 #include "kernel/topology.h"
 
-#define MAX_TEST_TASKS 256
+#ifndef CONFIG_MAX_TEST_TASKS
+#define CONFIG_MAX_TEST_TASKS 256
+#endif
+#define MAX_TEST_TASKS CONFIG_MAX_TEST_TASKS
 
 static void ps_line(const struct task *t, void *arg)
 {

@@ -133,6 +133,11 @@ static int cmd_help(int argc, char **argv)
 	return 0;
 }
 
+bool shell_has_command(const char *name)
+{
+	return find_cmd(name) != NULL;
+}
+
 int shell_run_argv(int argc, char **argv)
 {
 	const struct shell_cmd *c = argc > 0 ? find_cmd(argv[0]) : NULL;

@@ -272,6 +272,7 @@ static void activate(struct rq *rq, struct task *p, int flags)
 	p->wait_start_ns = rq->clock;
 	if (rq->curr->is_idle || cfs_wakeup_should_preempt(&rq->cfs, &p->se))
 		rq->need_resched = true;
+	arch_cost(COST_WAKEUP);	/* after the timestamp: the wakee waits while it is spent */
 }
 
 void migrate_task_locked(struct task *p, struct rq *src, struct rq *dst)
@@ -415,6 +416,7 @@ static void schedule(bool yield)
 	unsigned long flags = arch_irq_save();
 	struct rq *rq = this_rq();
 
+	arch_cost(COST_SCHEDULE);
 	spin_lock(&rq->lock);
 	if (yield)
 		rq->yield_skip = rq->curr;
@@ -548,6 +550,8 @@ static int select_task_rq(struct task *p, int prev_cpu, bool wakeup)
 	}
 	if (wakeup) {
 		const struct pack_policy *policy = READ_ONCE(sched_topo.policy);
+
+		arch_cost(COST_SELECT);
 		int target = -1;
 		int why = policy->select(p, prev_cpu, &target);
 
@@ -618,7 +622,6 @@ bool wake_up(struct task *p)
 		return false;
 	}
 	p->nr_wakeups++;
-	arch_cost(COST_WAKEUP);
 	if (p->on_rq) {		/* it had not switched out yet */
 		p->state = TASK_RUNNABLE;
 		trace_sched_wakeup(arch_cpu_id(), p, rq->cpu);
@@ -696,6 +699,7 @@ bool task_wait_until(const volatile uint32_t *cond, uint64_t deadline_ns)
 			arch_irq_restore(flags);
 			return true;
 		}
+		arch_cost(COST_SLEEP);
 		if (deadline_ns != TIMER_NEVER)
 			timer_arm(&self->sleep_timer, deadline_ns);
 		arch_irq_restore(flags);

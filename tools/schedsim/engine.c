@@ -26,7 +26,9 @@
 struct sim_config sim_cfg;
 struct sim_cpu *sim_cpus;
 int sim_nr_cpus;
-struct sim_cpu *sim_cur;
+/* Before the machine exists (argument and script checks), code runs as on a masked CPU 0. */
+static struct sim_cpu before_boot = { .irq_masked = true, .timer_at = SIM_NEVER, .ipi_at = SIM_NEVER };
+struct sim_cpu *sim_cur = &before_boot;
 
 static int *heap;		/* CPU ids, min-heap on (next event, id) */
 static void *loop_sp;		/* the loop's own context while a CPU runs */
@@ -142,10 +144,29 @@ static uint64_t scaled(const struct sim_cpu *c, uint64_t ns)
 	return c->speed == 1024 ? ns : (ns * 1024 + c->speed - 1) / c->speed;
 }
 
-void sim_charge(uint64_t ns)
+const char *const sim_charge_names[CH_NR] = {
+	[CH_SELECT] = "select", [CH_WAKEUP] = "wakeup", [CH_TICK] = "tick", [CH_IDLE_ENTER] = "idle_enter",
+	[CH_IDLE_EXIT] = "idle_exit", [CH_SLEEP] = "sleep", [CH_SCHEDULE] = "schedule", [CH_SWITCH] = "switch",
+	[CH_IRQ] = "irq", [CH_IRQ_EXIT] = "irq_exit", [CH_IPI_SEND] = "ipi_send", [CH_IPI_RECV] = "ipi_recv",
+};
+static uint64_t charged_ns[CH_NR], charged_n[CH_NR];
+
+void sim_charge(enum sim_charge_kind kind, uint64_t ns)
 {
-	if (sim_cfg.overheads)
-		sim_cur->now += scaled(sim_cur, ns);
+	uint64_t t;
+
+	if (!sim_cfg.overheads)
+		return;
+	t = scaled(sim_cur, ns);
+	sim_cur->now += t;
+	charged_ns[kind] += t;
+	charged_n[kind]++;
+}
+
+void sim_charge_totals(uint64_t ns[CH_NR], uint64_t count[CH_NR])
+{
+	memcpy(ns, charged_ns, sizeof(charged_ns));
+	memcpy(count, charged_n, sizeof(charged_n));
 }
 
 void sim_set_timer(uint64_t deadline_ns)
@@ -158,7 +179,7 @@ void sim_send_ipi(int cpu)
 	struct sim_cpu *c = &sim_cpus[cpu];
 	uint64_t at;
 
-	sim_charge(sim_cfg.ipi_send_ns);
+	sim_charge(CH_IPI_SEND, sim_cfg.ipi_send_ns);
 	at = sim_cur->now + sim_cfg.ipi_latency_ns;
 	if (c == sim_cur) {
 		c->irq_ipi = true;
@@ -188,17 +209,22 @@ void sim_deliver_irqs(void)
 	struct sim_cpu *c = sim_cur;
 
 	while (!c->irq_masked && (c->irq_timer || c->irq_ipi)) {
-		bool ipi = c->irq_ipi, timer = c->irq_timer;
-
 		c->irq_masked = true;
-		c->irq_ipi = c->irq_timer = false;
-		sim_charge(sim_cfg.irq_ns);
-		if (ipi) {
-			sim_charge(sim_cfg.ipi_recv_ns);
-			sched_ipi();
-		}
-		if (timer)
-			timers_run(c->now);
+		sim_charge(CH_IRQ, sim_cfg.irq_ns);
+		/* As the GIC handler: take every pending interrupt before leaving (it re-reads IAR). */
+		do {
+			bool ipi = c->irq_ipi, timer = c->irq_timer;
+
+			c->irq_ipi = c->irq_timer = false;
+			if (ipi) {
+				sim_charge(CH_IPI_RECV, sim_cfg.ipi_recv_ns);
+				sched_ipi();
+			}
+			if (timer)
+				timers_run(c->now);
+			latch(c);
+		} while (c->irq_timer || c->irq_ipi);
+		sim_charge(CH_IRQ_EXIT, sim_cfg.irq_exit_ns);
 		sched_irq_exit();
 		/* Back from the handler, maybe much later and on another CPU (the task moved). */
 		c = sim_cur;

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "kernel/cmdline.h"
 #include "kernel/energy.h"
 #include "kernel/fdt.h"
 #include "kernel/idle.h"
@@ -252,6 +253,34 @@ static uint64_t boot_skew_ns(int cpu)
 	return x % (100 * NSEC_PER_USEC);
 }
 
+/*
+ * Every command of the script must exist here (the simulator supports the
+ * scheduling workloads, not the board's hardware commands): checked before
+ * the machine runs, so a typo is an error, not a line in the output.
+ */
+static void check_script(void)
+{
+	static char buf[1 << 16];
+	char *cursor = buf, *cmd;
+	size_t n = strlen(opt.script);
+
+	if (n >= sizeof(buf))
+		bad("the script is longer than %zu characters", sizeof(buf) - 1);
+	memcpy(buf, opt.script, n + 1);
+	while ((cmd = cmdline_next_command(&cursor)) != NULL) {
+		char *argv[CMDLINE_MAX_ARGS + 1];
+		int argc = cmdline_split(cmd, argv, CMDLINE_MAX_ARGS + 1), i = 0;
+
+		if (argc < 0)
+			bad("script: %s", cmdline_strerror(argc));
+		/* taskset <mask> <command ...>: the command is what must exist. */
+		while (argc - i >= 3 && strcmp(argv[i], "taskset") == 0)
+			i += 2;
+		if (argc > i && !shell_has_command(argv[i]))
+			bad("script: unknown command '%s' (the simulator's commands: `help`)", argv[i]);
+	}
+}
+
 static void boot(void)
 {
 	static const struct shell_io io = { console_shell_write, NULL };
@@ -260,6 +289,17 @@ static void boot(void)
 	int n, root;
 	const char *model;
 
+	shell_init(&io);
+	SHELL_REGISTER_TABLE(port_commands);
+	sched_commands_register();
+	pack_commands_register();
+	energy_commands_register();
+	bench_commands_register();
+	jobs_register();
+	taskset_register();
+	trace_commands_register();
+	rtapp_commands_register();
+	check_script();
 	if (topology_parse_dt(&fdt, &sched_topo, err, sizeof(err)) != 0)
 		bad("%s: %s", opt.dtb_path, err);
 	n = sched_topo.nr_cpus;
@@ -278,16 +318,6 @@ static void boot(void)
 	topology_build(&sched_topo, opt.policy);
 	idle_init_dt(&fdt);
 	energy_init_dt(&fdt);
-	shell_init(&io);
-	SHELL_REGISTER_TABLE(port_commands);
-	sched_commands_register();
-	pack_commands_register();
-	energy_commands_register();
-	bench_commands_register();
-	jobs_register();
-	taskset_register();
-	trace_commands_register();
-	rtapp_commands_register();
 	if (opt.trace_path)
 		trace_on = true;
 	/* Secondaries first: CPU0's boot starts the console, whose tasks may go anywhere. */
@@ -329,6 +359,16 @@ static void print_stats(double wall_s)
 		wall_s > 0 ? (double)sim_events() / wall_s : 0.0,
 		sizeof(struct sim_cpu) + sizeof(struct rq) + sizeof(struct task) + 256u * 1024u,
 		sizeof(struct task) + (size_t)TASK_STACK_SIZE);
+	{
+		uint64_t ns[CH_NR], n[CH_NR];
+
+		sim_charge_totals(ns, n);
+		fprintf(stderr, "schedsim: charged:");
+		for (int k = 0; k < CH_NR; k++)
+			fprintf(stderr, " %s=%llu/%lluns", sim_charge_names[k], (unsigned long long)n[k],
+				(unsigned long long)ns[k]);
+		fprintf(stderr, "\n");
+	}
 }
 
 int main(int argc, char **argv)

@@ -79,13 +79,13 @@ void arch_context_init(struct arch_context *ctx, void *stack_top, void (*entry)(
 
 void arch_context_switch(struct arch_context *prev, struct arch_context *next)
 {
-	sim_charge(sim_cfg.switch_ns);
+	sim_charge(CH_SWITCH, sim_cfg.switch_ns);
 	sim_switch(&prev->sp, next->sp);
 }
 
 void arch_cost(enum arch_cost_kind what)
 {
-	sim_charge(sim_cfg.cost_ns[what]);
+	sim_charge((enum sim_charge_kind)what, sim_cfg.cost_ns[what]);
 }
 
 /*

@@ -50,7 +50,7 @@ struct sim_config {
 	bool overheads;			/* charge the kernel's own costs */
 	bool uniform_speed;		/* every CPU runs work at capacity 1024 (as QEMU does) */
 	uint64_t cost_ns[COST_NR];	/* arch_cost() charges */
-	uint64_t switch_ns, irq_ns, ipi_send_ns, ipi_recv_ns, ipi_latency_ns;
+	uint64_t switch_ns, irq_ns, irq_exit_ns, ipi_send_ns, ipi_recv_ns, ipi_latency_ns;
 };
 
 extern struct sim_config sim_cfg;
@@ -74,8 +74,17 @@ void sim_wfi(void);
 void sim_compute(uint64_t ns);
 /* The calling task is busy until its CPU's clock reads @t (interruptible; a spin on the clock). */
 void sim_busy_until(uint64_t t);
-/* The calling CPU spends @ns at capacity 1024 in the kernel. */
-void sim_charge(uint64_t ns);
+/* What the simulated CPUs spent their time on (--stats). */
+enum sim_charge_kind {
+	CH_SELECT = COST_SELECT, CH_WAKEUP = COST_WAKEUP, CH_TICK = COST_TICK, CH_IDLE_ENTER = COST_IDLE_ENTER,
+	CH_IDLE_EXIT = COST_IDLE_EXIT, CH_SLEEP = COST_SLEEP, CH_SCHEDULE = COST_SCHEDULE,
+	CH_SWITCH = COST_NR, CH_IRQ, CH_IRQ_EXIT, CH_IPI_SEND, CH_IPI_RECV, CH_NR,
+};
+extern const char *const sim_charge_names[CH_NR];
+/* The calling CPU spends @ns at capacity 1024 in the kernel, on @kind. */
+void sim_charge(enum sim_charge_kind kind, uint64_t ns);
+/* Totals, ns of simulated time and count, per kind. */
+void sim_charge_totals(uint64_t ns[CH_NR], uint64_t count[CH_NR]);
 /* Interrupts: latch a timer/IPI, take pending ones if unmasked. */
 void sim_deliver_irqs(void);
 void sim_send_ipi(int cpu);
