@@ -48,9 +48,10 @@ static uint64_t next_event(const struct sim_cpu *c)
 	return t;
 }
 
+/* Heap order on the keys cached by heap_fix(): (next event, CPU number). */
 static bool before(int a, int b)
 {
-	uint64_t ta = next_event(&sim_cpus[a]), tb = next_event(&sim_cpus[b]);
+	uint64_t ta = sim_cpus[a].key, tb = sim_cpus[b].key;
 
 	return ta < tb || (ta == tb && a < b);
 }
@@ -70,6 +71,7 @@ static void heap_fix(int cpu)
 {
 	int i = sim_cpus[cpu].heap_pos;
 
+	sim_cpus[cpu].key = next_event(&sim_cpus[cpu]);
 	while (i > 0 && before(heap[i], heap[(i - 1) / 2])) {
 		heap_swap(i, (i - 1) / 2);
 		i = (i - 1) / 2;
@@ -103,8 +105,10 @@ void sim_machine_init(int nr_cpus, const uint32_t *capacity)
 		c->id = i;
 		c->capacity = capacity[i];
 		c->speed = sim_cfg.uniform_speed ? 1024u : capacity[i];
+		c->speed_mult = ((1024ull << 32) + c->speed - 1) / c->speed;
 		c->timer_at = c->ipi_at = c->work_end = SIM_NEVER;
 		c->state = SIM_OFF;
+		c->key = SIM_NEVER;
 		c->irq_masked = true;
 		heap[i] = i;
 		c->heap_pos = i;
@@ -139,9 +143,10 @@ void sim_cpu_start(int cpu, void (*entry)(void))
 	sim_cur = was;
 }
 
+/* @ns at capacity 1024 on @c: ns * 1024 / speed, rounded up, with a multiply (c->speed_mult). */
 static uint64_t scaled(const struct sim_cpu *c, uint64_t ns)
 {
-	return c->speed == 1024 ? ns : (ns * 1024 + c->speed - 1) / c->speed;
+	return c->speed == 1024 ? ns : (ns * c->speed_mult + 0xffffffffull) >> 32;
 }
 
 const char *const sim_charge_names[CH_NR] = {
@@ -285,7 +290,7 @@ bool sim_run(uint64_t until_ns)
 	while (!stop_requested) {
 		int cpu = heap[0];
 		struct sim_cpu *c = &sim_cpus[cpu];
-		uint64_t t = next_event(c);
+		uint64_t t = c->key;
 
 		if (t == SIM_NEVER)
 			return false;

@@ -33,6 +33,7 @@ struct sim_cpu {
 	int id;
 	uint32_t capacity;		/* the DT's capacity-dmips-mhz (1024 scale) */
 	uint32_t speed;			/* how fast it runs work: capacity, or 1024 (--speed=uniform) */
+	uint64_t speed_mult;		/* 2^32 * 1024 / speed, rounded up */
 	uint64_t now;			/* its clock, ns */
 	enum sim_cpu_state state;
 	uint64_t work_end;		/* SIM_WORKING: when the work is done */
@@ -43,6 +44,7 @@ struct sim_cpu {
 	void *sp;			/* where its execution is suspended, for the loop */
 	void *stack;			/* its boot/idle context's stack */
 	int heap_pos;
+	uint64_t key;			/* its next event when last placed in the heap */
 	uint64_t events;		/* times the loop resumed it */
 };
 
