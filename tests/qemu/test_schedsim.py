@@ -116,6 +116,27 @@ def test_single_thread_cyclictest_agrees_with_qemu():
         assert m and int(m.group(1)) + int(m.group(2)) >= 2990, out[-1500:]
 
 
+def test_periodic_rtapp_task_agrees_with_qemu():
+    # One periodic rt-app task (20% of 10 ms), QEMU exact: residency, energy and
+    # the pack counters agree.
+    script = "rtapp clear; rtapp add p0 r2000,t10000:u0; rtapp run 3000; pack"
+    q = boot("qemu-tc2", run=script, timeout=120)
+    assert q.status == 0, q
+    s = sim("qemu-tc2", script, "--speed=uniform")
+    assert s.returncode == 0, s.stderr
+    rq, rs = result(q.output, "rtapp"), result(s.stdout, "rtapp")
+    assert rs["board"] == "qemu-tc2" and rs["engine"] == "sim", rs
+    for key in ("loops", "energy", "energy_c0", "energy_c1", "cpu2_busy_us", "cpu2_idle_us", "cluster0_off_us"):
+        a, b = int(rq[key]), int(rs[key])
+        assert abs(a - b) <= 0.05 * max(a, 1), (key, a, b)
+    for cpu in range(5):
+        pq = re.search(r"^pack: cpu%d .*$" % cpu, q.output, re.M).group(0)
+        ps = re.search(r"^pack: cpu%d .*$" % cpu, s.stdout, re.M).group(0)
+        cq = [int(x) for x in re.findall(r"=(\d+)", pq)[1:]]
+        cs = [int(x) for x in re.findall(r"=(\d+)", ps)[1:]]
+        assert all(abs(a - b) <= max(1, 0.02 * a) for a, b in zip(cq, cs)), (pq, ps)
+
+
 def test_capacity_slows_work_and_overheads_can_be_turned_off():
     # One request pinned to an A7 (capacity 516) takes 1024/516 of an A15's.
     a15 = sim("qemu-tc2", "taskset 0x1 sysbench --num-threads=1 --max-requests=4")

@@ -32,6 +32,7 @@ struct sim_cpu *sim_cur = &before_boot;
 
 static int *heap;		/* CPU ids, min-heap on (next event, id) */
 static void *loop_sp;		/* the loop's own context while a CPU runs */
+static bool on_cpu_stack;	/* running a CPU's code (a coroutine), not the loop or the boot */
 static bool stop_requested;
 static uint64_t nr_events;
 
@@ -121,7 +122,18 @@ static void yield_to_loop(void)
 {
 	struct sim_cpu *c = sim_cur;
 
+	on_cpu_stack = false;
 	sim_switch(&c->sp, loop_sp);
+	on_cpu_stack = true;
+}
+
+/* Enter CPU @c's suspended execution from the loop or the boot; back when it waits. */
+static void resume(struct sim_cpu *c)
+{
+	sim_cur = c;
+	on_cpu_stack = true;
+	sim_switch(&loop_sp, c->sp);
+	on_cpu_stack = false;
 }
 
 void sim_cpu_start(int cpu, void (*entry)(void))
@@ -136,9 +148,8 @@ void sim_cpu_start(int cpu, void (*entry)(void))
 	}
 	c->sp = sim_stack_init((char *)c->stack + CPU_STACK_SIZE, entry);
 	c->state = SIM_RUNNING;
-	sim_cur = c;
 	/* Run its boot until it first waits (it yields back here). */
-	sim_switch(&loop_sp, c->sp);
+	resume(c);
 	heap_fix(cpu);
 	sim_cur = was;
 }
@@ -243,7 +254,7 @@ void sim_wfi(void)
 	struct sim_cpu *c = sim_cur;
 
 	latch(c);
-	if (c->irq_timer || c->irq_ipi)
+	if (c->irq_timer || c->irq_ipi || !on_cpu_stack)
 		return;
 	c->state = SIM_WFI;
 	yield_to_loop();
@@ -254,6 +265,10 @@ void sim_compute(uint64_t ns)
 {
 	uint64_t left = scaled(sim_cur, ns);
 
+	if (!on_cpu_stack) {	/* the boot computing (a calibration): nothing else runs yet */
+		sim_cur->now += left;
+		return;
+	}
 	while (left > 0) {
 		struct sim_cpu *c = sim_cur;
 
@@ -271,6 +286,8 @@ void sim_compute(uint64_t ns)
 
 void sim_busy_until(uint64_t t)
 {
+	if (!on_cpu_stack && sim_cur->now < t)
+		sim_cur->now = t;
 	while (sim_cur->now < t) {
 		struct sim_cpu *c = sim_cur;
 
@@ -301,8 +318,7 @@ bool sim_run(uint64_t until_ns)
 		latch(c);
 		c->events++;
 		nr_events++;
-		sim_cur = c;
-		sim_switch(&loop_sp, c->sp);
+		resume(c);
 		/* The CPU waits again (or the run was stopped); its key changed. */
 		heap_fix(cpu);
 	}

@@ -289,6 +289,15 @@ static void boot(void)
 	int n, root;
 	const char *model;
 
+	if (topology_parse_dt(&fdt, &sched_topo, err, sizeof(err)) != 0)
+		bad("%s: %s", opt.dtb_path, err);
+	n = sched_topo.nr_cpus;
+	for (int c = 0; c < n; c++)
+		capacity[c] = sched_topo.cpu[c].capacity;
+	sim_machine_init(n, capacity);
+	for (int c = 0; c < n; c++)
+		sim_cpus[c].now = boot_skew_ns(c);
+	/* Commands first (rt-app calibrates on CPU0 as at boot), then the script is checked. */
 	shell_init(&io);
 	SHELL_REGISTER_TABLE(port_commands);
 	sched_commands_register();
@@ -300,14 +309,6 @@ static void boot(void)
 	trace_commands_register();
 	rtapp_commands_register();
 	check_script();
-	if (topology_parse_dt(&fdt, &sched_topo, err, sizeof(err)) != 0)
-		bad("%s: %s", opt.dtb_path, err);
-	n = sched_topo.nr_cpus;
-	for (int c = 0; c < n; c++)
-		capacity[c] = sched_topo.cpu[c].capacity;
-	sim_machine_init(n, capacity);
-	for (int c = 0; c < n; c++)
-		sim_cpus[c].now = boot_skew_ns(c);
 	result_board = board;
 	result_engine = "sim";
 	sched_hz = (unsigned int)opt.hz;
