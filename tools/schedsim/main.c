@@ -47,6 +47,7 @@ static struct {
 
 static struct fdt fdt;
 static char board[64];
+static FILE *trace_file;	/* --trace */
 
 static void __attribute__((noreturn, format(printf, 1, 2))) bad(const char *fmt, ...)
 {
@@ -319,8 +320,14 @@ static void boot(void)
 	topology_build(&sched_topo, opt.policy);
 	idle_init_dt(&fdt);
 	energy_init_dt(&fdt);
-	if (opt.trace_path)
+	if (opt.trace_path) {
+		trace_file = fopen(opt.trace_path, "w");
+		if (!trace_file) {
+			fprintf(stderr, "schedsim: error: %s: %s\n", opt.trace_path, strerror(errno));
+			exit(1);
+		}
 		trace_on = true;
+	}
 	/* Secondaries first: CPU0's boot starts the console, whose tasks may go anywhere. */
 	for (int c = n - 1; c > 0; c--)
 		sim_cpu_start(c, cpu_entry);
@@ -330,19 +337,49 @@ static void boot(void)
 	sim_cpu_start(0, cpu_entry);
 }
 
-static void write_trace(void)
-{
-	FILE *f = fopen(opt.trace_path, "w");
+/*
+ * --trace: the kernel keeps TRACE_EVENTS_PER_CPU events a CPU and overwrites
+ * the oldest, so the run goes in slices of simulated time and, between two
+ * (every CPU stopped), a ring that is half full is written out and cleared:
+ * a long run keeps its whole trace, as a sequence of the kernel's dumps, each
+ * in time order. Slicing changes nothing else (the loop only stops and goes).
+ */
+#define TRACE_SLICE_NS (10 * NSEC_PER_MSEC)
 
-	if (!f) {
-		fprintf(stderr, "schedsim: error: %s: %s\n", opt.trace_path, strerror(errno));
-		exit(1);
+static void trace_write(bool last)
+{
+	bool full = last;
+
+	for (int c = 0; c < sim_nr_cpus && !full; c++) {
+		uint32_t written, lost;
+
+		trace_stats(c, &written, &lost);
+		full = written >= TRACE_EVENTS_PER_CPU / 2;
 	}
+	if (!full)
+		return;
 	trace_on = false;
-	sim_set_output(f);
+	sim_set_output(trace_file);
 	trace_dump();
 	sim_set_output(NULL);
-	fclose(f);
+	trace_clear();
+	trace_on = !last;
+}
+
+static bool run(void)
+{
+	uint64_t until = 0;
+	bool more;
+
+	if (!trace_file)
+		return sim_run(opt.max_ns);
+	do {
+		until = opt.max_ns - until > TRACE_SLICE_NS ? until + TRACE_SLICE_NS : opt.max_ns;
+		more = sim_run(until);
+		if (more && !sim_stopped())
+			trace_write(false);
+	} while (more && !sim_stopped() && until < opt.max_ns);
+	return more;
 }
 
 static void print_stats(double wall_s)
@@ -389,7 +426,7 @@ int main(int argc, char **argv)
 	board_from_path(opt.dtb_path);
 	sim_cfg_defaults();
 	boot();
-	more = sim_run(opt.max_ns);
+	more = run();
 	sim_console_flush();
 	if (!sim_stopped()) {
 		if (more)
@@ -400,8 +437,10 @@ int main(int argc, char **argv)
 				"timer armed\n");
 		return 1;
 	}
-	if (opt.trace_path)
-		write_trace();
+	if (trace_file) {
+		trace_write(true);
+		fclose(trace_file);
+	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (opt.stats)
 		print_stats((double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
