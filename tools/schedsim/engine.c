@@ -160,6 +160,34 @@ static uint64_t scaled(const struct sim_cpu *c, uint64_t ns)
 	return c->speed == 1024 ? ns : (ns * c->speed_mult + 0xffffffffull) >> 32;
 }
 
+/*
+ * --seed: each piece of a task's work and each kernel charge takes up to
+ * WORK_JITTER_PPM more or less (uniform, a deterministic sequence per seed),
+ * as a real CPU never runs the same code in exactly the same time. Without
+ * it the seed's boot-clock skew is gone after the first idle period (a woken
+ * CPU's tick restarts from the wake-up) and every seed gives the same run;
+ * with it, repeats differ as on a board, and an experiment's confidence
+ * intervals mean something. Seed 0: no jitter (the validated figures).
+ */
+#define WORK_JITTER_PPM 10000
+
+static uint64_t jitter(uint64_t ns)
+{
+	static uint64_t state;
+	uint64_t x;
+	int64_t ppm;
+
+	if (!sim_cfg.seed)
+		return ns;
+	state += 0x9e3779b97f4a7c15ull + sim_cfg.seed;
+	x = state;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	x ^= x >> 31;
+	ppm = (int64_t)(x % (2 * WORK_JITTER_PPM + 1)) - WORK_JITTER_PPM;
+	return (uint64_t)((int64_t)ns + (int64_t)ns / 1000000 * ppm + (int64_t)(ns % 1000000) * ppm / 1000000);
+}
+
 const char *const sim_charge_names[CH_NR] = {
 	[CH_SELECT] = "select", [CH_WAKEUP] = "wakeup", [CH_TICK] = "tick", [CH_IDLE_ENTER] = "idle_enter",
 	[CH_IDLE_EXIT] = "idle_exit", [CH_SLEEP] = "sleep", [CH_SCHEDULE] = "schedule", [CH_SWITCH] = "switch",
@@ -173,7 +201,7 @@ void sim_charge(enum sim_charge_kind kind, uint64_t ns)
 
 	if (!sim_cfg.overheads)
 		return;
-	t = scaled(sim_cur, ns);
+	t = scaled(sim_cur, jitter(ns));
 	sim_cur->now += t;
 	charged_ns[kind] += t;
 	charged_n[kind]++;
@@ -263,7 +291,11 @@ void sim_wfi(void)
 
 void sim_compute(uint64_t ns)
 {
-	uint64_t left = scaled(sim_cur, ns);
+	uint64_t left;
+
+	if (on_cpu_stack)	/* not the boot's calibration: it sets every run's scale */
+		ns = jitter(ns);
+	left = scaled(sim_cur, ns);
 
 	if (!on_cpu_stack) {	/* the boot computing (a calibration): nothing else runs yet */
 		sim_cur->now += left;

@@ -425,6 +425,7 @@ int main(int argc, char **argv)
 		bad("%s: invalid device tree: %s", opt.dtb_path, fdt.err);
 	board_from_path(opt.dtb_path);
 	sim_cfg_defaults();
+	sim_cfg.seed = opt.seed;
 	boot();
 	more = run();
 	sim_console_flush();

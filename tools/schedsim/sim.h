@@ -53,6 +53,7 @@ struct sim_config {
 	bool uniform_speed;		/* every CPU runs work at capacity 1024 (as QEMU does) */
 	uint64_t cost_ns[COST_NR];	/* arch_cost() charges */
 	uint64_t switch_ns, irq_ns, irq_exit_ns, ipi_send_ns, ipi_recv_ns, ipi_latency_ns;
+	uint64_t seed;			/* --seed: 0, or the work jitter's sequence (engine.c) */
 };
 
 extern struct sim_config sim_cfg;
