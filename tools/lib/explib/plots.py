@@ -208,7 +208,7 @@ def sysbench_plot(plt, outdir, engine, board, groups):
     ax.set_xticks(xs)
     ax.set_xticklabels(["N=%d R=%d" % k for k in keys], fontsize=7)
     ax.set_ylabel("time / pack=off's")
-    ax.set_yscale("log")
+    ax.set_ylim(0, None)
     ax.set_title("sysbench on %s (%s): time against off" % (board, engine), fontsize=9)
     ax.legend(fontsize=7)
     return _save(plt, fig, outdir, "sysbench-%s-%s.png" % (board, engine))
