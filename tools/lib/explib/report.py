@@ -318,23 +318,26 @@ ENGINE_TEXT = {
            "boot clocks skewed, deterministic per seed)",
     "qemu": "QEMU (icount: one instruction = 1 ns, vCPUs run in turn on one host thread, so CPUs busy at "
             "once stretch each other; deterministic unless --icount 0)",
+    "hw": "a real board over its serial console (tools/powerrun; energy from its meters or the energy model)",
 }
 
 
-def summary_markdown(results, warnings=(), notes=()):
+def summary_markdown(results, warnings=(), notes=(), intro=None):
+    """summary.md; @intro: a paragraph after the title."""
     groups = Groups(results)
-    out = ["# Experiment summary", ""]
+    out = ["# Experiment summary", ""] + ([intro, ""] if intro else [])
     engines = sorted({r["cell"]["engine"] for r in results})
-    builds = sorted({"%s %s %s" % (r["cell"]["engine"], (r.get("build") or {}).get("binary", "?"),
-                                   (r.get("build") or {}).get("binary_sha256", "?")) for r in results})
+    builds = sorted({"%s %s %s" % (r["cell"]["engine"], r["build"].get("binary", "?"),
+                                   r["build"].get("binary_sha256", "?")) for r in results if r.get("build")})
     hosts = sorted({r.get("host", "?") for r in results})
     out.append("%d cells (%d failed) from %d host%s: %s." % (
         len(results), len(groups.failed), len(hosts), "s" if len(hosts) != 1 else "", ", ".join(hosts)))
     out.append("")
     for e in engines:
         out.append("- %s: %s." % (e, ENGINE_TEXT.get(e, e)))
-    out.append("- builds: %s%s." % ("; ".join(builds), " (**more than one build per engine**)" if
-                                   len(builds) > len(engines) else ""))
+    if builds:
+        out.append("- builds: %s%s." % ("; ".join(builds), " (**more than one build per engine**)" if
+                                       len(builds) > len({b.split()[0] for b in builds}) else ""))
     out += ["- " + n for n in list(notes) + list(warnings) if n]
     out += ["", "Figures are means over the repeats (n) with the 95% confidence interval (Student's t) "
             "after ±; energy in the board's energy-model units x ms; \"vs best other\" = energy / the lowest "
@@ -402,6 +405,7 @@ FIRST_COLS = ["engine", "board", "pack", "workload", "repeat", "seed", "bench"]
 
 
 def write_csv(path, rows):
+    """FIRST_COLS (those the rows have), every other key, then cell and raw."""
     keys = []
     seen = set(FIRST_COLS) | {"raw", "cell"}
     for row in rows:
@@ -409,7 +413,9 @@ def write_csv(path, rows):
             if k not in seen:
                 seen.add(k)
                 keys.append(k)
-    cols = FIRST_COLS + sorted(keys, key=lambda k: column_rank(k, keys)) + ["cell", "raw"]
+    have = {k for row in rows for k in row}
+    cols = [c for c in FIRST_COLS if c in have] + sorted(keys, key=lambda k: column_rank(k, keys)) + \
+        [c for c in ("cell", "raw") if c in have]
     with open(path, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=cols, restval="")
         w.writeheader()

@@ -41,7 +41,7 @@ def seeds_cells(modes, quick=False, repeat=3, engines=("sim", "qemu")):
     within, beyond = rtapp_sets()
     out = []
 
-    def add(engine, board, workload, packs, reps, q=quick):
+    def add(engine, board, workload, packs, reps, q=False):
         w, msg = wl.builtin_workload(workload, q)
         if w is None:
             return
