@@ -336,8 +336,9 @@ def summary_markdown(results, warnings=(), notes=(), intro=None):
     for e in engines:
         out.append("- %s: %s." % (e, ENGINE_TEXT.get(e, e)))
     if builds:
-        out.append("- builds: %s%s." % ("; ".join(builds), " (**more than one build per engine**)" if
-                                       len(builds) > len({b.split()[0] for b in builds}) else ""))
+        mixed = len(builds) > len({tuple(b.split()[:2]) for b in builds})
+        out.append("- builds: %s%s." % ("; ".join(builds), " (**cells made by different builds of one binary**)"
+                                       if mixed else ""))
     out += ["- " + n for n in list(notes) + list(warnings) if n]
     out += ["", "Figures are means over the repeats (n) with the 95% confidence interval (Student's t) "
             "after ±; energy in the board's energy-model units x ms; \"vs best other\" = energy / the lowest "
