@@ -77,11 +77,12 @@ TRUST = {
                 "thread: any placement, the control included, takes one CPU's time, so QEMU's figure cannot "
                 "show a throughput loss (its control/off is ~1) and only checks that the real kernel runs "
                 "the benchmark.",
-    "cyclictest": "**Engine to trust: the simulator** (on the real TC2's DT: A7 work takes 1024/516 as long). "
-                  "Sixteen cyclictest threads wake together every millisecond, so several CPUs are busy at "
-                  "once: under QEMU icount they stretch each other's busy time (the A7 cluster costs ~25% more "
-                  "there, docs/schedsim.md), so QEMU's figures are not a measurement of the kernel's energy; "
-                  "they check that the real kernel makes the same placement decisions.",
+    "cyclictest": "**Engine to trust: the simulator** (on the real TC2's DT: an A7 takes 1024/516 as long as "
+                  "an A15 for the same work, as on the board). QEMU runs every vCPU at one speed (its A7s are as "
+                  "fast as its A15s, so the A7 cluster is busy for less time than on a TC2) and icount stretches "
+                  "the busy time of CPUs busy at once (sixteen threads wake every millisecond): its figures are "
+                  "not a measurement of the kernel's energy; they check that the real kernel makes the same "
+                  "placement decisions (the ranking below).",
     "within": "**Engine to trust: the simulator.** Each workload stays under one CPU in all, but its tasks' "
               "busy periods overlap on several CPUs, and QEMU icount stretches every overlap (it favours "
               "packing); QEMU's columns are the real kernel's behaviour under that distortion.",
@@ -191,6 +192,15 @@ def cyclictest_section(groups, modes):
                         fmt_ci(rp.values(ms, "cyc_lat_avg_us"), 2), fmt_ci(rp.values(ms, "cyc_lat_max_us"), 1)])
     out += [rp.md_table(["", "CA15 (cluster 0)", "CA7 (cluster 1)", "total"], body), ""]
     out += [TRUST["cyclictest"], ""]
+    ranks = {}
+    for engine, board in (("sim", SIM_TC2), ("qemu", QEMU_TC2)):
+        bypack = groups.get_ms(engine, board, "cyclictest-seed")
+        tot = {p: mean_ci(rp.values(bypack[p], "energy"))[0] for p in modes if bypack.get(p)}
+        ranks[engine] = sorted((v, p) for p, v in tot.items() if v is not None)
+    if ranks["sim"] and ranks["qemu"]:
+        order = {e: " < ".join(p for _, p in r) for e, r in ranks.items()}
+        out += ["- check: the engines rank the modes alike (total energy): %s (simulator %s; QEMU %s)" % (
+            "yes" if order["sim"] == order["qemu"] else "NO", order["sim"], order["qemu"]), ""]
     out.append("Seed \"pack\" is their ARM patch, i.e. our `all`; `rails` packs by the DT's rails (buddies "
                "2,2,2,3,4). The seeds measured real TC2 meters; ours is the energy model over the kernel's "
                "residencies. The A15's floor under packing is the model's: a powered-off A15 cluster costs 25 "
