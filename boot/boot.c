@@ -270,6 +270,7 @@ void boot_main(uintptr_t dtb)
 	energy_commands_register();
 	bench_commands_register();
 	jobs_register();
+	taskset_register();
 	microbench_commands_register();
 	trace_commands_register();
 	stress_commands_register();

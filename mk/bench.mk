@@ -38,5 +38,5 @@ $(BENCH_HOST_BINS): build/host/bench/%: build/host/bench/obj/%.o build/host/libk
 bench-host: $(BENCH_HOST_BINS)
 
 # Every board is built for the size table; two are run (vexpress-a9, qemu-tc2).
-bench: deps boards bench-host
+bench: deps boards bench-host build/host/schedsim
 	@$(PYTHON) tools/bench

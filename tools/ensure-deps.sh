@@ -2,7 +2,11 @@
 # Install the Debian packages the build and tests need, if any are missing.
 # Called by `make run`, `make test` and .ci/run; quiet when all is present.
 set -u
-need=(gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm device-tree-compiler python3 libfdt-dev trace-cmd)
+# libfdt-dev: the FDT fuzzer's reference reader; trace-cmd: reads tools/trace2dat's files back;
+# parallel and rsync: tools/experiment's plans, here and on other hosts (tests/qemu/test_experiment.py);
+# python3-matplotlib: its plots.
+need=(gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm device-tree-compiler python3 libfdt-dev trace-cmd
+	parallel rsync python3-matplotlib)
 missing=()
 for p in "${need[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

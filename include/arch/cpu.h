@@ -1,7 +1,8 @@
 /*
  * The CPU-identity part of the arch interface used by the portable core.
  * ARM: the logical CPU number lives in TPIDRPRW (set at CPU entry).
- * Host: thread-local, settable by host programs (tools/lib/host_arch.h).
+ * Host: the port's (tools/lib/host_arch.c: thread-local, settable by host
+ * programs; the simulator: the simulated CPU running).
  */
 #ifndef ARCH_CPU_H
 #define ARCH_CPU_H
@@ -16,10 +17,15 @@ static inline unsigned long arch_irq_save(void) { return irq_save(); }
 static inline void arch_irq_restore(unsigned long f) { irq_restore(f); }
 static inline void arch_irq_enable(void) { irq_enable(); }
 #else
+/*
+ * Host ports (tools/lib/host_arch.c, the simulator): functions, so that a
+ * port that models interrupts can mask them and deliver pending ones when
+ * they are unmasked, as a CPU does.
+ */
 int arch_cpu_id(void);
-static inline unsigned long arch_irq_save(void) { return 0; }
-static inline void arch_irq_restore(unsigned long f) { (void)f; }
-static inline void arch_irq_enable(void) { }
+unsigned long arch_irq_save(void);
+void arch_irq_restore(unsigned long f);
+void arch_irq_enable(void);
 #endif
 
 #endif

@@ -90,16 +90,19 @@ static inline void spin_unlock_irqrestore(spinlock_t *l, unsigned long flags)
 	irq_restore(flags);
 }
 #else
+#include "arch/cpu.h"
 static inline unsigned long spin_lock_irqsave(spinlock_t *l)
 {
+	unsigned long flags = arch_irq_save();
+
 	spin_lock(l);
-	return 0;
+	return flags;
 }
 
 static inline void spin_unlock_irqrestore(spinlock_t *l, unsigned long flags)
 {
-	(void)flags;
 	spin_unlock(l);
+	arch_irq_restore(flags);
 }
 #endif
 

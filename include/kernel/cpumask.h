@@ -80,6 +80,7 @@ static inline int cpumask_first_and(const cpumask_t *a, const cpumask_t *b)
 	return -1;
 }
 int cpumask_weight(const cpumask_t *m);
+void cpumask_fill(cpumask_t *m, int n);	/* CPUs 0..n-1, nothing else */
 int cpumask_next(const cpumask_t *m, int cpu);	/* first set bit after @cpu, or -1 */
 bool cpumask_equal(const cpumask_t *a, const cpumask_t *b);
 bool cpumask_subset(const cpumask_t *a, const cpumask_t *b);	/* a within b */

@@ -38,7 +38,11 @@
 #define IDLE_MAX_STATES 4
 #define IDLE_HISTORY 8
 #define IDLE_BUCKETS 6
-#define IDLE_MAX_RAILS 8
+/* Power rails the kernel tracks: a board has a few; the simulator's machines one per cluster. */
+#ifndef CONFIG_MAX_RAILS
+#define CONFIG_MAX_RAILS 8
+#endif
+#define IDLE_MAX_RAILS CONFIG_MAX_RAILS
 #define IDLE_NO_LIMIT UINT64_MAX
 
 struct idle_state {

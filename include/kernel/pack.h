@@ -75,6 +75,13 @@ const char *pack_policy_list(char *buf, size_t size);
  */
 int pack_policy_register(const struct pack_policy *p);
 
+/*
+ * The policy a boot argument names (pack=@arg; NULL: absent): the default
+ * when absent, or when unknown after printing the error line that lists the
+ * valid names (`@who: error: unknown pack mode ...; using rails`).
+ */
+const struct pack_policy *pack_policy_from_arg(const char *arg, const char *who);
+
 /* The policy in force (sched_topo's), and switching it while tasks run. */
 const struct pack_policy *pack_policy_current(void);
 /* Rebuild power lines, flags and buddies for @p, then make it current; 0 or -1. */

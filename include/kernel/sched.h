@@ -28,16 +28,19 @@
 #include "kernel/panic.h"
 #include "kernel/timer.h"
 
-#ifdef __arm__
 #include "arch/context.h"
-#else
-struct arch_context { uint32_t unused; };
-#endif
 
 #define TASK_NAME_LEN 16
-#define TASK_STACK_SIZE 8192
+/* Builds may size the pool (the simulator: more tasks, host-sized stacks). */
+#ifndef CONFIG_TASK_STACK_SIZE
+#define CONFIG_TASK_STACK_SIZE 8192
+#endif
+#define TASK_STACK_SIZE CONFIG_TASK_STACK_SIZE
 #define TASK_GUARD_SIZE 4096	/* unmapped page below every task stack (ARM) */
-#define MAX_TASKS 1024
+#ifndef CONFIG_MAX_TASKS
+#define CONFIG_MAX_TASKS 1024
+#endif
+#define MAX_TASKS CONFIG_MAX_TASKS
 
 /* Exit codes of tasks killed by a fault (as the signals' numbers, negated). */
 #define TASK_EXIT_SIGILL (-4)
@@ -65,6 +68,7 @@ struct task {
 	volatile bool on_cpu;		/* its stack is in use on some CPU (debug check, as Linux's on_cpu) */
 #endif
 	cpumask_t cpus_allowed;		/* affinity (online CPUs only) */
+	cpumask_t spawn_cpus;		/* tasks it creates run only here (taskset); inherited */
 	int nr_cpus_allowed;		/* its weight: 1 skips placement */
 	void (*fn)(void *arg);
 	void *arg;
@@ -175,11 +179,17 @@ static inline void task_cpus_from_word(struct task *p, uint32_t cpus)
 }
 
 /*
- * Task lifecycle. Affinity masks in this interface are words, bit n = CPU n
- * (the first 32 CPUs: every board's); only online CPUs are kept.
+ * Task lifecycle. task_create() takes a word, bit n = CPU n (the first 32
+ * CPUs: every board's), or TASK_CPUS_ANY for every CPU however many;
+ * task_create_mask() any set. Only online CPUs are kept, and only those the
+ * creating task may spawn on (its spawn_cpus: `taskset`), which the new
+ * task inherits. NULL: no slot, bad nice, or no CPU left.
  */
+#define TASK_CPUS_ANY 0xffffffffu
 struct task *task_create(const char *name, void (*fn)(void *), void *arg, int nice,
 			 uint32_t cpus_allowed);
+struct task *task_create_mask(const char *name, void (*fn)(void *), void *arg, int nice,
+			      const cpumask_t *cpus_allowed);
 void task_exit(int code) __attribute__((noreturn));
 /* Wait for @t to exit; returns its exit code and frees it. */
 int task_join(struct task *t);
@@ -235,6 +245,8 @@ void sched_commands_register(void);
 /* cyclictest, sysbench (kernel/apps/bench.c); wait, jobs (kernel/console/jobs.c). */
 void bench_commands_register(void);
 void jobs_register(void);
+/* taskset (kernel/console/taskset.c). */
+void taskset_register(void);
 /* stress (kernel/apps/stress.c). */
 void stress_commands_register(void);
 /* topo, pack (kernel/console/pack_commands.c). */

@@ -15,6 +15,7 @@
 #ifndef KERNEL_SHELL_H
 #define KERNEL_SHELL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #define SHELL_LINE_MAX 256
@@ -45,6 +46,10 @@ void shell_start(void);			/* print the first prompt */
 void shell_input(char c);
 /* Run one line (';'-separated commands); returns the last status. */
 int shell_execute(const char *line);
+/* Is @name a registered command? */
+bool shell_has_command(const char *name);
+/* Run the command argv[0] with its arguments in the calling task (no '&', no ';'). */
+int shell_run_argv(int argc, char **argv);
 /* Run a script, echoing "sched> <cmd>" before each command. */
 void shell_run_script(const char *script);
 int shell_last_status(void);

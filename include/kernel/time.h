@@ -50,4 +50,16 @@ static inline uint64_t clock_ns_to_ticks(const struct clock_conv *cc, uint64_t n
 	return clock_mul_shift(ns, cc->inv_mult, 32);
 }
 
+/*
+ * @to - @from for two readings of a cumulative counter, 0 if they crossed:
+ * counters that other CPUs keep can be read a little ahead of the reader's
+ * clock (by the skew between CPUs' clocks: the simulator's CPUs each have
+ * their own), so a later snapshot may see a CPU's stretch end before an
+ * earlier snapshot's extrapolation of it did.
+ */
+static inline uint64_t ns_delta(uint64_t from, uint64_t to)
+{
+	return to > from ? to - from : 0;
+}
+
 #endif

@@ -73,7 +73,7 @@ static int start_job(const struct shell_cmd *cmd, int argc, char **argv)
 	j->argc = argc;
 	j->cmd = cmd;
 	j->done = false;
-	j->task = task_create(cmd->name, job_fn, j, 0, sched_possible_mask());
+	j->task = task_create(cmd->name, job_fn, j, 0, TASK_CPUS_ANY);
 	if (!j->task) {
 		j->used = false;
 		kprintf("error: no task slot for a background job\n");

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "arch/barrier.h"
+#include "arch/cost.h"
 
 #include "kernel/cmdline.h"
 #include "kernel/format.h"
@@ -22,7 +23,10 @@
 #include "kernel/time.h"
 #include "kernel/topology.h"
 
-#define MAX_TEST_TASKS 256
+#ifndef CONFIG_MAX_TEST_TASKS
+#define CONFIG_MAX_TEST_TASKS 256
+#endif
+#define MAX_TEST_TASKS CONFIG_MAX_TEST_TASKS
 
 static void ps_line(const struct task *t, void *arg)
 {
@@ -88,11 +92,8 @@ struct spin_arg {
 static void spin_fn(void *arg)
 {
 	const struct spin_arg *a = arg;
-	volatile uint32_t sink = 0;
 
-	while (arch_now_ns() < a->until_ns)
-		for (int i = 0; i < 1000; i++)
-			sink += (uint32_t)i;
+	arch_spin_until(a->until_ns);
 }
 
 struct sleeper_arg {
@@ -194,7 +195,7 @@ static int test_fair(int argc, char **argv)
 	}
 	if (!parse_nices(argc, argv, 4, nice))
 		return 1;
-	return run_fair(n, ms, nice, sched_possible_mask());
+	return run_fair(n, ms, nice, TASK_CPUS_ANY);
 }
 
 /* Tasks of the given nice levels competing for one CPU. */
@@ -215,7 +216,7 @@ static int test_nice(int argc, char **argv)
 static int test_wake(int argc, char **argv)
 {
 	long n, iters, us;
-	uint32_t all = sched_possible_mask();
+	uint32_t all = TASK_CPUS_ANY;
 	unsigned long lost = 0, done = 0;
 
 	if (argc != 5 || !cmdline_parse_long(argv[2], 1, MAX_TEST_TASKS, &n) ||
@@ -365,11 +366,7 @@ static void duty_fn(void *arg)
 	uint64_t next = arch_now_ns();
 
 	while (!a->stop) {
-		uint64_t until = next + a->busy_ns;
-		volatile uint32_t sink = 0;
-
-		while (arch_now_ns() < until)
-			sink++;
+		arch_spin_until(next + a->busy_ns);
 		next += a->period_ns;
 		task_sleep_until(next);
 	}
@@ -382,7 +379,7 @@ static int test_duty(int argc, char **argv)
 {
 	long ms, period_us, duty;
 	int n = argc - 4;
-	uint32_t all = sched_possible_mask();
+	uint32_t all = TASK_CPUS_ANY;
 
 	if (argc < 5 || n > MAX_TEST_TASKS || !cmdline_parse_long(argv[2], 10, 600000, &ms) ||
 	    !cmdline_parse_long(argv[3], 100, 1000000, &period_us)) {
@@ -434,7 +431,7 @@ static int test_duty(int argc, char **argv)
 static int test_light(int argc, char **argv)
 {
 	long n, ms, busy_us, period_us;
-	uint32_t all = sched_possible_mask();
+	uint32_t all = TASK_CPUS_ANY;
 	uint64_t b0[CONFIG_NR_CPUS] = { 0 }, t0, t1;
 	int where[CONFIG_NR_CPUS] = { 0 };
 
@@ -520,7 +517,7 @@ static int cmd_spawn(int argc, char **argv)
 	long n, ms, nice = 0;
 	static struct spin_arg bg[32];
 	static int next;
-	uint32_t all = sched_possible_mask();
+	uint32_t all = TASK_CPUS_ANY;
 
 	if (argc < 3 || argc > 4 || !cmdline_parse_long(argv[1], 1, 32, &n) ||
 	    !cmdline_parse_long(argv[2], 1, 600000, &ms) ||

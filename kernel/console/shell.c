@@ -133,6 +133,22 @@ static int cmd_help(int argc, char **argv)
 	return 0;
 }
 
+bool shell_has_command(const char *name)
+{
+	return find_cmd(name) != NULL;
+}
+
+int shell_run_argv(int argc, char **argv)
+{
+	const struct shell_cmd *c = argc > 0 ? find_cmd(argv[0]) : NULL;
+
+	if (!c) {
+		shell_printf("error: unknown command '%s' (try 'help')\n", argc > 0 ? argv[0] : "");
+		return 1;
+	}
+	return c->fn(argc, argv);
+}
+
 /* Run one command (no ';'). @cmd is modified in place. */
 static int run_one(char *cmd)
 {

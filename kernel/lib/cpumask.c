@@ -70,3 +70,17 @@ bool cpumask_intersects(const cpumask_t *a, const cpumask_t *b)
 			return true;
 	return false;
 }
+
+void cpumask_fill(cpumask_t *m, int n)
+{
+	for (int i = 0; i < CPUMASK_WORDS; i++) {
+		int lo = i * 32;
+
+		if (n >= lo + 32)
+			m->w[i] = ~0u;
+		else if (n > lo)
+			m->w[i] = (1u << (n - lo)) - 1;
+		else
+			m->w[i] = 0;
+	}
+}

@@ -10,6 +10,7 @@
 #include "arch/spinlock.h"
 #include "kernel/format.h"
 #include "kernel/pack.h"
+#include "kernel/printk.h"
 #include "kernel/sched.h"
 #include "kernel/topology.h"
 
@@ -70,6 +71,21 @@ int pack_policy_register(const struct pack_policy *p)
 			return -1;
 	table[nr_policies++] = p;
 	return 0;
+}
+
+const struct pack_policy *pack_policy_from_arg(const char *arg, const char *who)
+{
+	const struct pack_policy *p;
+	char names[PACK_POLICY_LIST_SIZE];
+
+	if (!arg)
+		return PACK_DEFAULT_POLICY;
+	p = pack_policy_find(arg);
+	if (p)
+		return p;
+	kprintf("%s: error: unknown pack mode '%s' (%s); using %s\n", who, arg, pack_policy_list(names, sizeof(names)),
+		PACK_DEFAULT_POLICY->name);
+	return PACK_DEFAULT_POLICY;
 }
 
 const struct pack_policy *pack_policy_current(void)

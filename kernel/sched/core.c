@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "arch/barrier.h"
+#include "arch/cost.h"
 #include "arch/cpu.h"
 #include "arch/ipi.h"
 #include "kernel/idle.h"
@@ -203,6 +204,7 @@ void sched_tick(void)
 	struct rq *rq = this_rq();
 	uint64_t now = arch_now_ns();
 
+	arch_cost(COST_TICK);
 	WRITE_ONCE(rq->last_tick_ns, now);
 	if (rq->ticks % WATCHDOG_CHECK_TICKS == 0)
 		watchdog_check(rq, now);
@@ -273,6 +275,7 @@ static void activate(struct rq *rq, struct task *p, int flags)
 	p->wait_start_ns = rq->clock;
 	if (rq->curr->is_idle || cfs_wakeup_should_preempt(&rq->cfs, &p->se))
 		rq->need_resched = true;
+	arch_cost(COST_WAKEUP);	/* after the timestamp: the wakee waits while it is spent */
 }
 
 void migrate_task_locked(struct task *p, struct rq *src, struct rq *dst)
@@ -361,11 +364,7 @@ static void schedule_locked(struct rq *rq)
 	next->on_cpu = true;
 	rq->switched_from = prev;
 #endif
-#ifdef __arm__
 	arch_context_switch(&prev->ctx, &next->ctx);
-#else
-	panic("no context switch on the host");
-#endif
 }
 
 /*
@@ -420,6 +419,7 @@ static void schedule(bool yield)
 	unsigned long flags = arch_irq_save();
 	struct rq *rq = this_rq();
 
+	arch_cost(COST_SCHEDULE);
 	spin_lock(&rq->lock);
 	if (yield)
 		rq->yield_skip = rq->curr;
@@ -553,6 +553,8 @@ static int select_task_rq(struct task *p, int prev_cpu, bool wakeup)
 	}
 	if (wakeup) {
 		const struct pack_policy *policy = READ_ONCE(sched_topo.policy);
+
+		arch_cost(COST_SELECT);
 		int target = -1;
 		int why = policy->select(p, prev_cpu, &target);
 
@@ -702,6 +704,7 @@ bool task_wait_until(const volatile uint32_t *cond, uint64_t deadline_ns)
 			arch_irq_restore(flags);
 			return true;
 		}
+		arch_cost(COST_SLEEP);
 		if (deadline_ns != TIMER_NEVER)
 			timer_arm(&self->sleep_timer, deadline_ns);
 		arch_irq_restore(flags);

@@ -7,6 +7,7 @@
 #include "kernel/format.h"
 #include "kernel/panic.h"
 #include "kernel/printk.h"
+#include "kernel/time.h"
 #include "kernel/timer.h"
 
 static int parse_cost(const struct fdt *fdt, int node, int want_idle, struct energy_cost *c, char *err,
@@ -88,22 +89,22 @@ void energy_compute(const struct energy_model *m, const struct energy_snapshot *
 		    const struct energy_snapshot *to, const struct rail *rails, struct energy_report *out)
 {
 	memset(out, 0, sizeof(*out));
-	out->window_ns = to->t_ns - from->t_ns;
+	out->window_ns = ns_delta(from->t_ns, to->t_ns);
 	for (int cpu = 0; cpu < m->nr_cpus; cpu++) {
 		const struct energy_cost *c = &m->core[cpu];
-		uint64_t e = pj(c->busy, to->cpu_busy_ns[cpu] - from->cpu_busy_ns[cpu]);
+		uint64_t e = pj(c->busy, ns_delta(from->cpu_busy_ns[cpu], to->cpu_busy_ns[cpu]));
 
 		for (int s = 0; s < c->nr_idle; s++)
-			e += pj(c->idle[s], to->cpu_state_ns[cpu][s] - from->cpu_state_ns[cpu][s]);
+			e += pj(c->idle[s], ns_delta(from->cpu_state_ns[cpu][s], to->cpu_state_ns[cpu][s]));
 		out->cpu[cpu] = e;
 	}
 	for (int r = 0; r < m->nr_rails; r++) {
 		const struct energy_cost *c = &m->rail[r];
-		uint64_t e = pj(c->busy, to->rail_ns[r][RAIL_BUSY] - from->rail_ns[r][RAIL_BUSY]);
+		uint64_t e = pj(c->busy, ns_delta(from->rail_ns[r][RAIL_BUSY], to->rail_ns[r][RAIL_BUSY]));
 
-		e += pj(c->idle[0], to->rail_ns[r][RAIL_IDLE] - from->rail_ns[r][RAIL_IDLE]);
+		e += pj(c->idle[0], ns_delta(from->rail_ns[r][RAIL_IDLE], to->rail_ns[r][RAIL_IDLE]));
 		if (c->nr_idle > 1)
-			e += pj(c->idle[c->nr_idle - 1], to->rail_ns[r][RAIL_OFF] - from->rail_ns[r][RAIL_OFF]);
+			e += pj(c->idle[c->nr_idle - 1], ns_delta(from->rail_ns[r][RAIL_OFF], to->rail_ns[r][RAIL_OFF]));
 		out->rail[r] = e;
 		out->cluster[r] = e;
 		for (int cpu = 0; cpu < m->nr_cpus; cpu++)

@@ -9,6 +9,7 @@
 #include "kernel/panic.h"
 #include "kernel/printk.h"
 #include "kernel/sched.h"
+#include "kernel/time.h"
 #include "kernel/timer.h"
 
 static struct energy_model model;
@@ -80,13 +81,13 @@ int energy_result_fields(char *buf, size_t size, const struct energy_snapshot *f
 			continue;	/* never came online: no figure at all */
 
 		for (int s = 0; s < IDLE_MAX_STATES; s++)
-			idle += to->cpu_state_ns[cpu][s] - from->cpu_state_ns[cpu][s];
+			idle += ns_delta(from->cpu_state_ns[cpu][s], to->cpu_state_ns[cpu][s]);
 		OUT(" cpu%d_busy_us=%llu cpu%d_idle_us=%llu", cpu,
-		    us(to->cpu_busy_ns[cpu] - from->cpu_busy_ns[cpu]), cpu, us(idle));
+		    us(ns_delta(from->cpu_busy_ns[cpu], to->cpu_busy_ns[cpu])), cpu, us(idle));
 	}
 	for (int r = 0; r < idle_nr_rails(); r++)
 		OUT(" cluster%d_off_us=%llu", idle_rail(r)->cluster,
-		    us(to->rail_ns[r][RAIL_OFF] - from->rail_ns[r][RAIL_OFF]));
+		    us(ns_delta(from->rail_ns[r][RAIL_OFF], to->rail_ns[r][RAIL_OFF])));
 	if (from->meters_ok && to->meters_ok)
 		OUT(" energy_src=meter");
 #undef OUT

@@ -6,6 +6,7 @@
 #include "kernel/idle.h"
 
 #include "arch/barrier.h"
+#include "arch/cost.h"
 #include "arch/cpu.h"
 #include "arch/ipi.h"
 #include "arch/power.h"
@@ -103,6 +104,7 @@ void cpu_idle_enter(int cpu, uint64_t next_timer_ns)
 		platform_cpu_power_down(cpu, -1, false, false);
 		return;
 	}
+	arch_cost(COST_IDLE_ENTER);
 	if (ci->unreflected_ns != UINT64_MAX) {
 		idle_gov_reflect(&ci->gov, ci->unreflected_ns);
 		ci->unreflected_ns = UINT64_MAX;
@@ -119,6 +121,7 @@ void cpu_idle_enter(int cpu, uint64_t next_timer_ns)
 				 &platform_rail_ops);
 	platform_cpu_power_down(cpu, ci->rail, ci->states[state].domain, last_man);
 	woke = arch_now_ns();
+	arch_cost(COST_IDLE_EXIT);
 	rail_cpu_busy(&rails[ci->rail], ci->rail, cpu, woke, &platform_rail_ops);
 	cpu_idle_account_exit(ci, woke);
 	trace_cpu_idle(cpu, -1);

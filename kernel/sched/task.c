@@ -11,9 +11,7 @@
 #include "kernel/sched.h"
 #include "kernel/sched/sched_internal.h"
 
-#ifdef __arm__
 #include "arch/context.h"
-#endif
 
 static struct task tasks[MAX_TASKS];
 static struct task idle_tasks[CONFIG_NR_CPUS];
@@ -48,6 +46,7 @@ struct task *task_alloc_idle(int cpu)
 	t->cpu = cpu;
 	t->is_idle = true;
 	task_set_cpus(t, &own);
+	cpumask_fill(&t->spawn_cpus, CONFIG_NR_CPUS);	/* what it creates may run anywhere */
 	se_init(&t->se, 0);
 	return t;
 }
@@ -62,14 +61,41 @@ static void task_start(void)
 	task_exit(0);
 }
 
+/* Where a task created now may run: @want, online, and the creator's spawn set. */
+static void creation_cpus(const cpumask_t *want, cpumask_t *out, cpumask_t *spawn)
+{
+	const struct task *creator = sched_nr_cpus() ? current_task() : NULL;
+
+	cpumask_and(out, want, &sched_cpus_online);
+	if (creator) {
+		*spawn = creator->spawn_cpus;
+		cpumask_and(out, out, spawn);
+	} else {
+		cpumask_fill(spawn, CONFIG_NR_CPUS);
+	}
+}
+
 struct task *task_create(const char *name, void (*fn)(void *), void *arg, int nice,
 			 uint32_t cpus_allowed)
 {
-	uint32_t online = sched_online_mask();
+	cpumask_t m;
+
+	if (cpus_allowed == TASK_CPUS_ANY)
+		cpumask_fill(&m, CONFIG_NR_CPUS);
+	else
+		m = cpumask_from_u32(cpus_allowed);
+	return task_create_mask(name, fn, arg, nice, &m);
+}
+
+struct task *task_create_mask(const char *name, void (*fn)(void *), void *arg, int nice,
+			      const cpumask_t *cpus_allowed)
+{
+	cpumask_t cpus, spawn;
 	unsigned long flags;
 	struct task *t = NULL;
 
-	if (nice < NICE_MIN || nice > NICE_MAX || !(cpus_allowed & online))
+	creation_cpus(cpus_allowed, &cpus, &spawn);
+	if (nice < NICE_MIN || nice > NICE_MAX || cpumask_empty(&cpus))
 		return NULL;
 	flags = spin_lock_irqsave(&tasks_lock);
 	for (int i = 0; i < MAX_TASKS; i++) {
@@ -89,13 +115,10 @@ struct task *task_create(const char *name, void (*fn)(void *), void *arg, int ni
 	copy_name(t->name, name);
 	t->fn = fn;
 	t->arg = arg;
-	task_cpus_from_word(t, cpus_allowed & online);
+	task_set_cpus(t, &cpus);
+	t->spawn_cpus = spawn;
 	se_init(&t->se, nice);
-#ifdef __arm__
 	arch_context_init(&t->ctx, (uint8_t *)t->stack + TASK_STACK_SIZE, task_start);
-#else
-	(void)task_start;
-#endif
 	sched_start_task(t);
 	return t;
 }

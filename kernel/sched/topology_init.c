@@ -13,19 +13,9 @@
 
 void sched_topology_init_dt(const struct fdt *fdt, const char *mode_arg, int nr_cpus)
 {
-	const struct pack_policy *policy = PACK_DEFAULT_POLICY;
+	const struct pack_policy *policy = pack_policy_from_arg(mode_arg, "bootargs");
 	char err[128];
 
-	if (mode_arg) {
-		policy = pack_policy_find(mode_arg);
-		if (!policy) {
-			char names[PACK_POLICY_LIST_SIZE];
-
-			kprintf("bootargs: error: unknown pack mode '%s' (%s); using %s\n", mode_arg,
-				pack_policy_list(names, sizeof(names)), PACK_DEFAULT_POLICY->name);
-			policy = PACK_DEFAULT_POLICY;
-		}
-	}
 	if (topology_parse_dt(fdt, &sched_topo, err, sizeof(err)) != 0)
 		panic("dtb: topology: %s", err);
 	if (sched_topo.nr_cpus != nr_cpus)

@@ -42,8 +42,10 @@ def test_every_figure_prints_a_result_line_per_task_count():
         one = {x["fig"]: x for x in res if x["tasks"] == "1" and x["fig"] != "idle"}
         ctxsw, wake = int(one["ctxsw"]["median_ns"]), int(one["wake_local"]["median_ns"])
         assert ctxsw < wake, (ctxsw, wake)
-        split = int(one["wake_local"]["cb_median_ns"]) + int(one["wake_local"]["expiry_to_cb_median_ns"])
-        # The split's reps also read the clock in the callback: a little more than the timed whole.
+        # The split reps' whole, rep by rep (the sum of the two medians is not a median: it came out
+        # below the whole in some builds, 872 < 884). Those reps also read the clock in the
+        # callback: a little more than the timed whole.
+        split = int(one["wake_local"]["split_median_ns"])
         assert wake <= split <= wake + 200, (wake, split)
         assert one["select"]["pack_test"] == "none", one["select"]
         assert int(one["pack"]["select_median_ns"]) > 0, one["pack"]

@@ -15,6 +15,8 @@
 #include <stdlib.h>
 
 #include "arch/console.h"
+#include "arch/context.h"
+#include "arch/cost.h"
 #include "arch/cpu.h"
 #include "arch/energy_meter.h"
 #include "arch/ipi.h"
@@ -66,6 +68,56 @@ int arch_cpu_id(void)
 void host_set_cpu_id(int cpu)
 {
 	host_cpu = cpu;
+}
+
+/* No interrupts on the host port: masking them is a no-op. */
+unsigned long arch_irq_save(void)
+{
+	return 0;
+}
+
+void arch_irq_restore(unsigned long flags)
+{
+	(void)flags;
+}
+
+void arch_irq_enable(void)
+{
+}
+
+/* ------------------------------------------------------------ tasks, costs */
+
+/* A context that would start @entry: host programs drive the scheduler without switching. */
+void arch_context_init(struct arch_context *ctx, void *stack_top, void (*entry)(void))
+{
+	(void)entry;
+	ctx->sp = stack_top;
+}
+
+void arch_context_switch(struct arch_context *prev, struct arch_context *next)
+{
+	(void)prev;
+	(void)next;
+	panic("host port: no context switch (tools/schedsim runs tasks)");
+}
+
+/* The code runs on the host CPU: nothing to charge, the work is done. */
+void arch_cost(enum arch_cost_kind what)
+{
+	(void)what;
+}
+
+uint64_t arch_work(arch_work_fn fn, arch_work_fn cost_ns, uint64_t arg)
+{
+	(void)cost_ns;
+	return fn(arg);
+}
+
+/* The host clock moves when the program says: a spin moves it to its end. */
+void arch_spin_until(uint64_t deadline_ns)
+{
+	if (host_fake_now < deadline_ns)
+		host_fake_now = deadline_ns;
 }
 
 /* ------------------------------------------------------------ clock, timer, IPI */

@@ -1,0 +1,311 @@
+/*
+ * The simulator's port of the arch interface (include/arch/): what the ARM
+ * port does with hardware, done on the simulated machine of engine.c.
+ * Time: arch_now_ns() is the running CPU's clock; the kernel's costs
+ * (arch_cost(), context switches, interrupts) and tasks' work (arch_work())
+ * advance it. Power: idle is a WFI that waits for the CPU's next event; the
+ * cluster hooks have nothing to do (the kernel accounts the rails' states).
+ * No energy meters: energy comes from the DT's model, as under QEMU.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sys/mman.h>
+
+#include "arch/console.h"
+#include "arch/context.h"
+#include "arch/cost.h"
+#include "arch/cpu.h"
+#include "arch/energy_meter.h"
+#include "arch/ipi.h"
+#include "arch/mm.h"
+#include "arch/power.h"
+#include "arch/timer.h"
+#include "kernel/format.h"
+#include "tools/schedsim/sim.h"
+
+/* ------------------------------------------------------------ CPU, interrupts */
+
+int arch_cpu_id(void)
+{
+	return sim_cur->id;
+}
+
+unsigned long arch_irq_save(void)
+{
+	bool was = sim_cur->irq_masked;
+
+	sim_cur->irq_masked = true;
+	return was;
+}
+
+void arch_irq_restore(unsigned long flags)
+{
+	sim_cur->irq_masked = flags != 0;
+	if (!flags)
+		sim_deliver_irqs();
+}
+
+void arch_irq_enable(void)
+{
+	sim_cur->irq_masked = false;
+	sim_deliver_irqs();
+}
+
+/* ------------------------------------------------------------ clock, timer, IPI */
+
+uint64_t arch_now_ns(void)
+{
+	return sim_cur->now;
+}
+
+void arch_timer_program(uint64_t deadline_ns)
+{
+	sim_set_timer(deadline_ns);
+}
+
+void arch_send_reschedule(int cpu)
+{
+	sim_send_ipi(cpu);
+}
+
+/* ------------------------------------------------------------ tasks and time */
+
+void arch_context_init(struct arch_context *ctx, void *stack_top, void (*entry)(void))
+{
+	ctx->sp = sim_stack_init(stack_top, entry);
+}
+
+void arch_context_switch(struct arch_context *prev, struct arch_context *next)
+{
+	sim_charge(CH_SWITCH, sim_cfg.switch_ns);
+	sim_switch(&prev->sp, next->sp);
+}
+
+void arch_cost(enum arch_cost_kind what)
+{
+	sim_charge((enum sim_charge_kind)what, sim_cfg.cost_ns[what]);
+}
+
+/*
+ * A task's computation: the CPU is busy for its cost, and the value is
+ * fn(arg). fn is pure (include/arch/cost.h), so the last few values are
+ * remembered: sysbench asks the same question thousands of times.
+ */
+#define MEMO 8
+static struct {
+	arch_work_fn fn;
+	uint64_t arg, value;
+	bool used;
+} memo[MEMO];
+static unsigned int memo_next;
+
+uint64_t arch_work(arch_work_fn fn, arch_work_fn cost_ns, uint64_t arg)
+{
+	uint64_t value = 0;
+	bool found = false;
+
+	sim_compute(cost_ns(arg));
+	for (int i = 0; i < MEMO && !found; i++)
+		if (memo[i].used && memo[i].fn == fn && memo[i].arg == arg) {
+			value = memo[i].value;
+			found = true;
+		}
+	if (!found) {
+		value = fn(arg);
+		memo[memo_next].fn = fn;
+		memo[memo_next].arg = arg;
+		memo[memo_next].value = value;
+		memo[memo_next].used = true;
+		memo_next = (memo_next + 1) % MEMO;
+	}
+	return value;
+}
+
+void arch_spin_until(uint64_t deadline_ns)
+{
+	sim_busy_until(deadline_ns);
+}
+
+/*
+ * A task stack's guard page: no access, as the ARM MMU leaves it, so an
+ * overflow faults at once instead of corrupting what lies below.
+ */
+void arch_guard_page(uintptr_t addr)
+{
+	if (mprotect((void *)addr, 4096, PROT_NONE) != 0) {
+		fprintf(stderr, "schedsim: error: guard page at %#lx: mprotect failed\n", (unsigned long)addr);
+		exit(1);
+	}
+}
+
+/* ------------------------------------------------------------ power */
+
+void platform_power_init(const struct fdt *fdt, const struct power_rail *rails, int nr_rails)
+{
+	(void)fdt;
+	(void)rails;
+	(void)nr_rails;
+}
+
+void platform_cpu_power_down(int cpu, int rail, bool domain, bool last_man)
+{
+	(void)cpu;
+	(void)rail;
+	(void)domain;
+	(void)last_man;
+	sim_wfi();
+}
+
+/* The rail's state is the kernel's to account; nothing here loses power. */
+void platform_cluster_power_down(int rail, bool may_lose_power)
+{
+	(void)rail;
+	(void)may_lose_power;
+}
+
+bool platform_domain_stops_timer(void)
+{
+	return false;
+}
+
+void platform_cluster_power_up(int rail)
+{
+	(void)rail;
+}
+
+const char *platform_power_name(void)
+{
+	return "sim";
+}
+
+int platform_warmboot_set(bool on)
+{
+	(void)on;
+	return -1;
+}
+
+int platform_warmboot_get(void)
+{
+	return -1;
+}
+
+void platform_warmboot_stats(uint64_t *entered, uint64_t *resumed, uint64_t *returned)
+{
+	*entered = *resumed = *returned = 0;
+}
+
+int platform_resume_test(int rounds, bool psci)
+{
+	(void)rounds;
+	(void)psci;
+	return -1;
+}
+
+/* ------------------------------------------------------------ energy meters: none */
+
+int energy_meter_init_dt(const struct fdt *fdt)
+{
+	(void)fdt;
+	return 0;
+}
+
+bool energy_meter_available(void)
+{
+	return false;
+}
+
+int energy_meter_count(void)
+{
+	return 0;
+}
+
+int energy_meter_cluster(int i)
+{
+	(void)i;
+	return -1;
+}
+
+const char *energy_meter_label(int i)
+{
+	(void)i;
+	return "";
+}
+
+int energy_meter_read_uj(int i, uint64_t *uj)
+{
+	(void)i;
+	*uj = 0;
+	return -1;
+}
+
+int energy_meter_read_uw(int i, uint32_t *uw)
+{
+	(void)i;
+	*uw = 0;
+	return -1;
+}
+
+/* ------------------------------------------------------------ console, panic */
+
+static FILE *out;
+
+void sim_set_output(void *file)
+{
+	fflush(out ? out : stdout);
+	out = file;
+}
+
+void sim_console_write(const char *buf, unsigned long len)
+{
+	fwrite(buf, 1, len, out ? out : stdout);
+}
+
+void sim_console_flush(void)
+{
+	fflush(out ? out : stdout);
+}
+
+/* As the ARM console (drivers/console.c): 1 KiB a message, a cut line still ends. */
+int vkprintf(const char *fmt, va_list ap)
+{
+	static char buf[1024];
+	static const char cut[] = " [line truncated]\n";
+	int n = kvsnprintf(buf, sizeof(buf), fmt, ap);
+
+	if (n >= 0) {
+		sim_console_write(buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
+		if ((size_t)n >= sizeof(buf))
+			sim_console_write(cut, sizeof(cut) - 1);
+	}
+	return n;
+}
+
+int kprintf(const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vkprintf(fmt, ap);
+	va_end(ap);
+	return n;
+}
+
+void panic(const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	kvsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	kprintf("panic: cpu%d: %s\n", sim_cur ? sim_cur->id : 0, msg);
+	sim_set_output(NULL);
+	sim_console_flush();
+	fprintf(stderr, "schedsim: error: kernel panic at %llu ns on cpu%d: %s\n",
+		(unsigned long long)(sim_cur ? sim_cur->now : 0), sim_cur ? sim_cur->id : 0, msg);
+	exit(3);
+}
