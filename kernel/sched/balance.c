@@ -27,6 +27,7 @@
 #define MAX_LOOP 32				/* tasks examined per pull */
 
 cpumask_t nohz_idle_cpus;
+cpumask_t sched_overloaded;
 static uint64_t nohz_next_kick;
 
 /* The load the balancer sees: queued weight scaled to the CPU's capacity. */
@@ -54,9 +55,7 @@ static void group_stats(const struct sched_group *g, struct group_stats *s)
 	s->nr_running = 0;
 	s->has_waiting = false;
 	s->capacity = g->capacity;
-	for (int cpu = 0; cpu < sched_topo.nr_cpus; cpu++) {
-		if (cpu >= sched_nr_cpus() || !cpumask_test(&g->cpus, cpu))
-			continue;
+	for (int cpu = cpumask_first(&g->cpus); cpu >= 0 && cpu < sched_nr_cpus(); cpu = cpumask_next(&g->cpus, cpu)) {
 		s->load += cpu_load(cpu);
 		s->nr_running += READ_ONCE(cpu_rq(cpu)->cfs.nr_running);
 		if (READ_ONCE(cpu_rq(cpu)->cfs.nr_running) >= 2)
@@ -71,10 +70,10 @@ static int busiest_cpu(const struct sched_group *g, int dst)
 	uint64_t best = 0;
 	int busiest = -1;
 
-	for (int cpu = 0; cpu < sched_nr_cpus(); cpu++) {
+	for (int cpu = cpumask_first(&g->cpus); cpu >= 0 && cpu < sched_nr_cpus(); cpu = cpumask_next(&g->cpus, cpu)) {
 		uint64_t l;
 
-		if (!cpumask_test(&g->cpus, cpu) || cpu == dst || READ_ONCE(cpu_rq(cpu)->cfs.nr_running) < 2)
+		if (cpu == dst || READ_ONCE(cpu_rq(cpu)->cfs.nr_running) < 2)
 			continue;
 		l = scaled(cpu_load(cpu), sched_topo.cpu[cpu].capacity);
 		if (l > best) {
@@ -137,6 +136,9 @@ static int load_balance(int dst, int level)
 	uint64_t total_load = 0, total_cap = 0, avg, imbalance;
 	int src;
 
+	/* Nothing waits anywhere in the span: nothing to pull (most passes on a big machine). */
+	if (!cpumask_intersects(&sched_overloaded, &sd->span))
+		return 0;
 	for (int i = 0; i < sd->nr_groups; i++) {
 		const struct sched_group *g = sd_group(&sched_topo, sd, i);
 
@@ -242,20 +244,11 @@ void balance_tick(struct rq *rq, uint64_t now)
 	}
 }
 
-/* Is any run queue holding a task that waits? (cheap test before a full pass) */
-static bool some_rq_overloaded(void)
-{
-	for (int cpu = 0; cpu < sched_nr_cpus(); cpu++)
-		if (READ_ONCE(cpu_rq(cpu)->cfs.nr_running) >= 2)
-			return true;
-	return false;
-}
-
 int balance_newidle(struct rq *rq)
 {
 	int cpu = rq->cpu;
 
-	if (cpu >= sched_topo.nr_cpus || !some_rq_overloaded())
+	if (cpu >= sched_topo.nr_cpus || cpumask_empty(&sched_overloaded))
 		return 0;
 	for (int l = 0; l < sched_topo.nr_levels[cpu] && l < 4; l++) {
 		int n = load_balance(cpu, l);

@@ -213,6 +213,7 @@ void sched_tick(void)
 	rq->ticks++;
 	pelt_update(&rq->avg, now, rq->avg_runnable, rq->avg_running);
 	trace_pelt_cfs(rq->cpu, &rq->avg);
+	KASSERT_DEBUG((rq->cfs.nr_running >= 2) == cpumask_test(&sched_overloaded, rq->cpu));
 	if (!rq->curr->is_idle) {
 		update_task_avg(rq->curr, now, true, true);
 		cfs_update_curr(&rq->cfs, now);
@@ -269,6 +270,7 @@ static void activate(struct rq *rq, struct task *p, int flags)
 	if (rq->cfs.curr)
 		cfs_update_curr(&rq->cfs, rq->clock);
 	cfs_enqueue(&rq->cfs, &p->se, flags);
+	rq_overload_update(rq);
 	rq_avg_sync(rq, rq->clock);
 	p->on_rq = true;
 	p->state = TASK_RUNNABLE;
@@ -285,6 +287,7 @@ void migrate_task_locked(struct task *p, struct rq *src, struct rq *dst)
 	KASSERT(p->on_rq && p->cpu == src->cpu && src->curr != p && task_allowed_on(p, dst->cpu));
 	update_task_avg(p, now, true, false);
 	cfs_dequeue(&src->cfs, &p->se, DEQ_MIGRATE);
+	rq_overload_update(src);
 	rq_avg_sync(src, now);
 	p->on_rq = false;
 	p->cpu = dst->cpu;
@@ -320,10 +323,12 @@ static void schedule_locked(struct rq *rq)
 		cfs_update_curr(&rq->cfs, now);
 		if (prev->state != TASK_RUNNABLE) {
 			cfs_dequeue(&rq->cfs, &prev->se, DEQ_SLEEP);
+			rq_overload_update(rq);
 			prev->on_rq = false;
 		} else if (!task_allowed_on(prev, rq->cpu)) {
 			/* Its affinity changed while it ran: push it after the switch. */
 			cfs_dequeue(&rq->cfs, &prev->se, DEQ_MIGRATE);
+			rq_overload_update(rq);
 			prev->on_rq = false;
 			prev->state = TASK_WAKING;
 			KASSERT(!rq->deferred_push);
@@ -838,6 +843,7 @@ void sched_init(int cpus)
 	sched_cpu_count = cpus;
 	memset(&idle_hint, 0, sizeof(idle_hint));
 	memset(&sched_cpus_online, 0, sizeof(sched_cpus_online));
+	memset(&sched_overloaded, 0, sizeof(sched_overloaded));
 #if CPUMASK_WORDS > 1
 	idle_hint_nr = 0;
 #endif
@@ -900,6 +906,7 @@ int task_set_affinity(struct task *p, uint32_t cpus_allowed)
 			resched_cpu(rq->cpu);
 		} else {
 			cfs_dequeue(&rq->cfs, &p->se, DEQ_MIGRATE);
+			rq_overload_update(rq);
 			rq_avg_sync(rq, arch_now_ns());
 			p->on_rq = false;
 			p->state = TASK_WAKING;

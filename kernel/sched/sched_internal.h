@@ -48,6 +48,25 @@ void balance_nohz_kicked(struct rq *rq);		/* we were kicked as the ilb */
 /* The idle CPU busy @call_cpu kicks to balance for all tickless CPUs, or -1. */
 int find_new_ilb(int call_cpu);
 extern cpumask_t nohz_idle_cpus;	/* tickless idle CPUs (atomic words) */
+/*
+ * CPUs with a task waiting behind the running one (cfs.nr_running >= 2):
+ * what the balancer looks for, so a pass over a domain with none costs a
+ * few word tests instead of a scan of its CPUs. A hint kept under each rq's
+ * lock (rq_overload_update() after every enqueue and dequeue), read without
+ * locks; the balancer re-checks under both rq locks before it moves.
+ */
+extern cpumask_t sched_overloaded;
+static inline void rq_overload_update(struct rq *rq)
+{
+	bool over = rq->cfs.nr_running >= 2;
+
+	if (over != cpumask_test(&sched_overloaded, rq->cpu)) {
+		if (over)
+			cpumask_set_atomic(&sched_overloaded, rq->cpu);
+		else
+			cpumask_clear_atomic(&sched_overloaded, rq->cpu);
+	}
+}
 
 /* Count a wake-up's placement outcome against the CPU the task last ran on. */
 static inline void pack_count(int cpu, int why)
