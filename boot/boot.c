@@ -25,6 +25,7 @@
 #include "kernel/printk.h"
 #include "kernel/rtapp.h"
 #include "kernel/sched.h"
+#include "kernel/sched_report.h"
 #include "kernel/shell.h"
 #include "kernel/time.h"
 #include "kernel/trace.h"
@@ -236,6 +237,7 @@ void boot_main(uintptr_t dtb)
 	microbench_commands_register();
 	trace_commands_register();
 	stress_commands_register();
+	starve_commands_register();
 	rtapp_commands_register();
 	console_set_rx_callback(console_rx_wake);
 	console_enable_rx_irq();

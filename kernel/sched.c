@@ -73,11 +73,6 @@ struct task *current_task(void)
 	return t;
 }
 
-static struct task *se_task(struct sched_entity *se)
-{
-	return (struct task *)((char *)se - __builtin_offsetof(struct task, se));
-}
-
 static uint64_t tick_period_ns(void)
 {
 	/* A 64-bit division costs ~120 instructions on a Cortex-A9: not per tick. */
@@ -200,6 +195,10 @@ void sched_tick(void)
 {
 	struct rq *rq = this_rq();
 	uint64_t now = arch_now_ns();
+#ifdef CONFIG_SCHED_DEBUG
+	struct starve_hit starved = { 0 };
+	bool starving = false;
+#endif
 
 	WRITE_ONCE(rq->last_tick_ns, now);
 	if (rq->ticks % WATCHDOG_CHECK_TICKS == 0)
@@ -214,7 +213,15 @@ void sched_tick(void)
 		if (rq->cfs.nr_running > 1 && cfs_tick_should_preempt(&rq->cfs))
 			rq->need_resched = true;
 	}
+#ifdef CONFIG_SCHED_DEBUG
+	if (rq->ticks % STARVE_CHECK_TICKS == 0)
+		starving = starve_check(rq, now, &starved);
+#endif
 	spin_unlock(&rq->lock);
+#ifdef CONFIG_SCHED_DEBUG
+	if (starving)
+		starve_report(rq->cpu, &starved);
+#endif
 	balance_tick(rq, now);
 #ifdef CONFIG_SCHED_DEBUG
 	/* Debug builds (make DEBUG=1): every task in exactly one place, twice a second. */
@@ -268,6 +275,10 @@ static void activate(struct rq *rq, struct task *p, int flags)
 	p->on_rq = true;
 	p->state = TASK_RUNNABLE;
 	p->wait_start_ns = rq->clock;
+#ifdef CONFIG_SCHED_DEBUG
+	p->wait_ticks_base = (uint32_t)rq->ticks;
+#endif
+	task_history(p, TEV_ENQUEUE, rq->cpu, flags);
 	if (rq->curr->is_idle || cfs_wakeup_should_preempt(&rq->cfs, &p->se))
 		rq->need_resched = true;
 }
@@ -284,6 +295,7 @@ void migrate_task_locked(struct task *p, struct rq *src, struct rq *dst)
 	p->cpu = dst->cpu;
 	p->nr_migrations++;
 	trace_sched_migrate(arch_cpu_id(), p, src->cpu, dst->cpu);
+	task_history(p, TEV_MIGRATE, dst->cpu, src->cpu);
 	dst->clock = now;
 	activate(dst, p, ENQ_MIGRATED);
 }
@@ -309,6 +321,9 @@ static void schedule_locked(struct rq *rq)
 	/* A timer callback must not switch: timers_run() would be left half done. */
 	KASSERT_DEBUG(!timers_in_callbacks(rq->cpu));
 	rq->clock = now;
+#ifdef CONFIG_SCHED_DEBUG
+	rq->last_schedule_ns = now;
+#endif
 	if (!prev_idle) {
 		update_task_avg(prev, now, true, true);
 		cfs_update_curr(&rq->cfs, now);
@@ -328,7 +343,7 @@ static void schedule_locked(struct rq *rq)
 	/* Linux's skip buddy: a yielding task gives way to any other runnable one. */
 	se = cfs_pick_next(&rq->cfs, rq->yield_skip == prev);
 	rq->yield_skip = NULL;
-	next = se ? se_task(se) : rq->idle;
+	next = se ? task_of_se(se) : rq->idle;
 	rq->need_resched = false;
 	if (next == prev)
 		return;
@@ -357,6 +372,15 @@ static void schedule_locked(struct rq *rq)
 	KASSERT(!next->on_cpu);
 	next->on_cpu = true;
 	rq->switched_from = prev;
+	if (prev->on_rq && !prev_idle) {
+		/* Preempted or yielding: it waits here from now on (the starvation detector's clock). */
+		prev->wait_start_ns = now;
+		prev->wait_ticks_base = (uint32_t)rq->ticks;
+	}
+	if (!prev_idle)
+		task_history(prev, TEV_OUT, rq->cpu, prev->state);
+	if (!next->is_idle)
+		task_history(next, TEV_RUN, rq->cpu, 0);
 #endif
 #ifdef __arm__
 	arch_context_switch(&prev->ctx, &next->ctx);
@@ -427,6 +451,11 @@ static void schedule(bool yield)
 
 void sched_irq_exit(void)
 {
+#ifdef CONFIG_SCHED_DEBUG
+	this_rq()->nr_irq_exits++;
+	if (READ_ONCE(this_rq()->no_preempt_until_ns) > arch_now_ns())
+		return;		/* `crash starve` */
+#endif
 	KASSERT_DEBUG(!timers_in_callbacks(arch_cpu_id()));	/* timers_run() finished before the IRQ ends */
 	if (this_rq()->need_resched)
 		schedule(false);
@@ -594,6 +623,11 @@ static void enqueue_on(struct task *p, int target, int flags)
 		return;
 	}
 	/* Lock-free push onto the target's wake list, then kick it. */
+#ifdef CONFIG_SCHED_DEBUG
+	p->wait_start_ns = arch_now_ns();
+	p->wait_ticks_base = (uint32_t)READ_ONCE(runqueues[target].ticks);
+#endif
+	task_history(p, TEV_WAKE_LIST, self, target);
 	p->wake_flags = flags;
 	p->wake_next = READ_ONCE(runqueues[target].wake_list);
 	while (!__atomic_compare_exchange_n(&runqueues[target].wake_list, &p->wake_next, p, true,
@@ -622,6 +656,7 @@ bool wake_up(struct task *p)
 	if (p->on_rq) {		/* it had not switched out yet */
 		p->state = TASK_RUNNABLE;
 		trace_sched_wakeup(arch_cpu_id(), p, rq->cpu);
+		task_history(p, TEV_WAKEUP, arch_cpu_id(), rq->cpu);
 		spin_unlock(&rq->lock);
 		arch_irq_restore(flags);
 		return true;
@@ -630,6 +665,7 @@ bool wake_up(struct task *p)
 	if (target == rq->cpu && target == arch_cpu_id()) {
 		/* It stays on this CPU: enqueue under the lock we hold (vruntime stays absolute). */
 		trace_sched_wakeup(target, p, target);
+		task_history(p, TEV_WAKEUP, target, target);
 		rq->clock = arch_now_ns();
 		activate(rq, p, ENQ_WAKEUP);
 		spin_unlock(&rq->lock);
@@ -644,6 +680,7 @@ bool wake_up(struct task *p)
 		trace_sched_migrate(arch_cpu_id(), p, rq->cpu, target);
 	}
 	trace_sched_wakeup(arch_cpu_id(), p, target);
+	task_history(p, TEV_WAKEUP, arch_cpu_id(), target);
 	p->cpu = target;
 	spin_unlock(&rq->lock);
 	enqueue_on(p, target, ENQ_WAKEUP | ENQ_MIGRATED);
@@ -731,6 +768,7 @@ void sched_start_task(struct task *p)
 	p->se.avg.runnable_avg_period = PELT_PERIOD_UNITS;
 	target = select_task_rq(p, arch_cpu_id(), false);
 	trace_sched_wakeup_new(arch_cpu_id(), p, target);
+	task_history(p, TEV_NEW, target, 0);
 	p->cpu = target;
 	p->state = TASK_WAKING;
 	enqueue_on(p, target, ENQ_NEW);

@@ -109,7 +109,7 @@ static int pull_tasks(int dst, int src, uint64_t imbalance)
 
 	double_rq_lock(d, s);
 	for (se = cfs_pick_first(&s->cfs); se && loops < MAX_LOOP && moved < imbalance; se = next, loops++) {
-		struct task *p = (struct task *)((char *)se - offsetof(struct task, se));
+		struct task *p = task_of_se(se);
 
 		next = cfs_next(se);
 		if (s->cfs.nr_running < 2)
