@@ -19,6 +19,7 @@
 #include "kernel/energy.h"
 #include "kernel/fdt.h"
 #include "kernel/idle.h"
+#include "kernel/inject.h"
 #include "kernel/microbench.h"
 #include "kernel/power.h"
 #include "kernel/panic.h"
@@ -237,6 +238,7 @@ void boot_main(uintptr_t dtb)
 	microbench_commands_register();
 	trace_commands_register();
 	stress_commands_register();
+	inject_commands_register();
 	starve_commands_register();
 	rtapp_commands_register();
 	console_set_rx_callback(console_rx_wake);

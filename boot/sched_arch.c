@@ -4,6 +4,7 @@
 #include "arch/smp.h"
 #include "drivers/gic.h"
 #include "drivers/timer.h"
+#include "kernel/inject.h"
 #include "kernel/timer.h"
 
 void arch_timer_program(uint64_t deadline_ns)
@@ -16,5 +17,6 @@ void arch_timer_program(uint64_t deadline_ns)
 
 void arch_send_reschedule(int cpu)
 {
+	inject_delay(INJECT_IPI);
 	gic_send_sgi(IPI_RESCHEDULE, 1u << cpu);
 }

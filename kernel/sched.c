@@ -12,6 +12,7 @@
 #include "arch/ipi.h"
 #include "kernel/idle.h"
 #include "kernel/format.h"
+#include "kernel/inject.h"
 #include "kernel/panic.h"
 #include "kernel/sched_internal.h"
 #include "kernel/time.h"
@@ -456,6 +457,7 @@ void sched_irq_exit(void)
 	if (READ_ONCE(this_rq()->no_preempt_until_ns) > arch_now_ns())
 		return;		/* `crash starve` */
 #endif
+	inject_delay(INJECT_IRQ_EXIT);
 	KASSERT_DEBUG(!timers_in_callbacks(arch_cpu_id()));	/* timers_run() finished before the IRQ ends */
 	if (this_rq()->need_resched)
 		schedule(false);
@@ -469,6 +471,7 @@ static void drain_wake_list(struct rq *rq)
 	if (!READ_ONCE(rq->wake_list))
 		return;
 	list = __atomic_exchange_n(&rq->wake_list, NULL, __ATOMIC_ACQUIRE);
+	inject_delay(INJECT_WAKE_LIST);	/* taken off the list, not yet queued */
 	spin_lock(&rq->lock);
 	rq->clock = arch_now_ns();
 	while (list) {
@@ -683,6 +686,7 @@ bool wake_up(struct task *p)
 	task_history(p, TEV_WAKEUP, arch_cpu_id(), target);
 	p->cpu = target;
 	spin_unlock(&rq->lock);
+	inject_delay(INJECT_WAKE_LIST);	/* off its old rq, not yet on the new one's list */
 	enqueue_on(p, target, ENQ_WAKEUP | ENQ_MIGRATED);
 	arch_irq_restore(flags);
 	return true;
@@ -851,6 +855,7 @@ void sched_idle_loop(void)
 		if (!rq->need_resched && rq->cfs.nr_running == 0) {
 			uint64_t next_timer = tick_stop_idle(rq);
 
+			inject_delay(INJECT_IDLE);	/* a wake-up now must still end the WFI */
 			/* Sleeps in the state the governor picks until an IRQ is pending. */
 			cpu_idle_enter(rq->cpu, next_timer);
 		}

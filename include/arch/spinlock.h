@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "kernel/inject.h"
+
 /*
  * One 32-bit word: owner in the low half, next in the high half, so ARM
  * takes a ticket and sees whether it is already served in one LDREX (the
@@ -49,6 +51,9 @@ static inline void spin_lock(spinlock_t *l)
 
 static inline void spin_unlock(spinlock_t *l)
 {
+#ifdef CONFIG_SCHED_DEBUG
+	inject_delay(INJECT_UNLOCK);	/* a holder preempted just before the release */
+#endif
 	__asm__ volatile("dmb ish" ::: "memory");
 	l->owner = (uint16_t)(l->owner + 1);
 	__asm__ volatile("dsb ishst\n\tsev" ::: "memory");

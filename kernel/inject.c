@@ -1,0 +1,159 @@
+/* Delay injection for debug kernels; see include/kernel/inject.h. */
+#include "kernel/inject.h"
+
+#ifdef CONFIG_SCHED_DEBUG
+
+#include <string.h>
+
+#include "arch/barrier.h"
+#include "arch/cpu.h"
+#include "kernel/cmdline.h"
+#include "kernel/panic.h"
+#include "kernel/printk.h"
+#include "kernel/shell.h"
+#include "kernel/timer.h"
+
+static const char *const point_names[INJECT_NR_POINTS] = {
+	[INJECT_UNLOCK] = "unlock",
+	[INJECT_IPI] = "ipi",
+	[INJECT_IDLE] = "idle",
+	[INJECT_IRQ_EXIT] = "irqexit",
+	[INJECT_WAKE_LIST] = "wakelist",
+};
+
+static struct {
+	volatile uint32_t mask;		/* enabled points; read first, so a disabled point costs one load */
+	uint32_t seed, max_ns, permille;
+	uint32_t rng[CONFIG_NR_CPUS];	/* each CPU's own stream: runs replay for a seed */
+	uint64_t count[INJECT_NR_POINTS];
+} inj;
+
+static uint32_t xorshift(uint32_t *s)
+{
+	uint32_t x = *s;
+
+	x ^= x << 13;
+	x ^= x >> 17;
+	x ^= x << 5;
+	return *s = x ? x : 1;
+}
+
+void inject_configure(uint32_t seed, uint32_t mask, uint32_t max_us, uint32_t permille)
+{
+	KASSERT(permille <= 1000 && max_us <= 1000000 && mask < (1u << INJECT_NR_POINTS));
+	WRITE_ONCE(inj.mask, 0);	/* no CPU draws from a stream being reseeded */
+	smp_mb();
+	inj.seed = seed;
+	inj.max_ns = max_us * 1000u;
+	inj.permille = permille;
+	for (int cpu = 0; cpu < CONFIG_NR_CPUS; cpu++)
+		inj.rng[cpu] = (seed ^ (uint32_t)(cpu + 1) * 2654435761u) | 1;
+	for (int p = 0; p < INJECT_NR_POINTS; p++)
+		__atomic_store_n(&inj.count[p], 0, __ATOMIC_RELAXED);
+	smp_mb();
+	WRITE_ONCE(inj.mask, mask);
+}
+
+uint64_t inject_count(enum inject_point point)
+{
+	return __atomic_load_n(&inj.count[point], __ATOMIC_RELAXED);
+}
+
+void inject_delay(enum inject_point point)
+{
+	unsigned long flags;
+	uint32_t r, ns;
+	uint64_t end;
+
+	if (!(READ_ONCE(inj.mask) & (1u << point)))
+		return;
+	/* IRQs off: the draw stays on this CPU's stream even in task context. */
+	flags = arch_irq_save();
+	r = xorshift(&inj.rng[arch_cpu_id()]);
+	arch_irq_restore(flags);
+	if (r % 1000u >= inj.permille)
+		return;
+	ns = inj.max_ns ? (r / 1000u) % (inj.max_ns + 1u) : 0;
+	__atomic_fetch_add(&inj.count[point], 1, __ATOMIC_RELAXED);
+	/* Busy: the point's context stays as it is (locks held, IRQs as they were), only longer. */
+	end = arch_now_ns() + ns;
+	while (arch_now_ns() < end)
+		cpu_relax();
+}
+
+/* "all" or a comma-separated list of point names; 0 if a name is unknown. */
+static uint32_t parse_points(const char *s)
+{
+	uint32_t mask = 0;
+
+	if (strcmp(s, "all") == 0)
+		return (1u << INJECT_NR_POINTS) - 1;
+	while (*s) {
+		size_t n = strcspn(s, ",");
+		int p;
+
+		for (p = 0; p < INJECT_NR_POINTS; p++)
+			if (strlen(point_names[p]) == n && strncmp(s, point_names[p], n) == 0)
+				break;
+		if (p == INJECT_NR_POINTS)
+			return 0;
+		mask |= 1u << p;
+		s += n;
+		if (*s == ',')
+			s++;
+	}
+	return mask;
+}
+
+static void show(void)
+{
+	uint32_t mask = READ_ONCE(inj.mask);
+
+	if (!mask) {
+		kprintf("inject: off\n");
+		return;
+	}
+	kprintf("inject: seed=%u max_us=%u permille=%u\n", (unsigned)inj.seed, (unsigned)(inj.max_ns / 1000u),
+		(unsigned)inj.permille);
+	for (int p = 0; p < INJECT_NR_POINTS; p++)
+		if (mask & (1u << p))
+			kprintf("inject: %s delays=%llu\n", point_names[p], (unsigned long long)inject_count(p));
+}
+
+static int cmd_inject(int argc, char **argv)
+{
+	unsigned long seed, max_us, permille = 1000;
+	uint32_t mask;
+
+	if (argc == 1) {
+		show();
+		return 0;
+	}
+	if (argc == 2 && strcmp(argv[1], "off") == 0) {
+		inject_configure(0, 0, 0, 0);
+		kprintf("inject: off\n");
+		return 0;
+	}
+	if (argc < 4 || argc > 5 || !cmdline_parse_ulong(argv[1], 0, 0xffffffffu, &seed) ||
+	    !(mask = parse_points(argv[2])) || !cmdline_parse_ulong(argv[3], 0, 1000000, &max_us) ||
+	    (argc == 5 && !cmdline_parse_ulong(argv[4], 0, 1000, &permille))) {
+		kprintf("error: usage: inject <seed> <all|unlock,ipi,idle,irqexit,wakelist> <max_us 0..1000000> "
+			"[permille 0..1000] | off\n");
+		return 1;
+	}
+	inject_configure((uint32_t)seed, mask, (uint32_t)max_us, (uint32_t)permille);
+	show();
+	return 0;
+}
+
+static const struct shell_cmd commands[] = {
+	{ "inject", "[<seed> <points> <max_us> [permille] | off]",
+	  "debug kernels: seeded delays at SMP protocol points (include/kernel/inject.h)", cmd_inject },
+};
+
+void inject_commands_register(void)
+{
+	SHELL_REGISTER_TABLE(commands);
+}
+
+#endif
