@@ -23,7 +23,7 @@ static const char *const point_names[INJECT_NR_POINTS] = {
 
 static struct {
 	volatile uint32_t mask;		/* enabled points; read first, so a disabled point costs one load */
-	uint32_t seed, max_ns, permille;
+	uint32_t seed, min_ns, max_ns, permille;
 	uint32_t rng[CONFIG_NR_CPUS];	/* each CPU's own stream: runs replay for a seed */
 	uint64_t count[INJECT_NR_POINTS];
 } inj;
@@ -38,12 +38,13 @@ static uint32_t xorshift(uint32_t *s)
 	return *s = x ? x : 1;
 }
 
-void inject_configure(uint32_t seed, uint32_t mask, uint32_t max_us, uint32_t permille)
+void inject_configure(uint32_t seed, uint32_t mask, uint32_t min_us, uint32_t max_us, uint32_t permille)
 {
-	KASSERT(permille <= 1000 && max_us <= 1000000 && mask < (1u << INJECT_NR_POINTS));
+	KASSERT(permille <= 1000 && min_us <= max_us && max_us <= 1000000 && mask < (1u << INJECT_NR_POINTS));
 	WRITE_ONCE(inj.mask, 0);	/* no CPU draws from a stream being reseeded */
 	smp_mb();
 	inj.seed = seed;
+	inj.min_ns = min_us * 1000u;
 	inj.max_ns = max_us * 1000u;
 	inj.permille = permille;
 	for (int cpu = 0; cpu < CONFIG_NR_CPUS; cpu++)
@@ -73,12 +74,17 @@ void inject_delay(enum inject_point point)
 	arch_irq_restore(flags);
 	if (r % 1000u >= inj.permille)
 		return;
-	ns = inj.max_ns ? (r / 1000u) % (inj.max_ns + 1u) : 0;
+	ns = inj.min_ns + (r / 1000u) % (inj.max_ns - inj.min_ns + 1u);
 	__atomic_fetch_add(&inj.count[point], 1, __ATOMIC_RELAXED);
-	/* Busy: the point's context stays as it is (locks held, IRQs as they were), only longer. */
+	/*
+	 * Busy: the point's context stays as it is (locks held, IRQs as they
+	 * were), only longer. No cpu_relax(): under icount a yield hands the
+	 * one host thread to the next vCPU for a few instructions of virtual
+	 * time each, so a millisecond would take seconds.
+	 */
 	end = arch_now_ns() + ns;
 	while (arch_now_ns() < end)
-		cpu_relax();
+		barrier();
 }
 
 /* "all" or a comma-separated list of point names; 0 if a name is unknown. */
@@ -113,16 +119,31 @@ static void show(void)
 		kprintf("inject: off\n");
 		return;
 	}
-	kprintf("inject: seed=%u max_us=%u permille=%u\n", (unsigned)inj.seed, (unsigned)(inj.max_ns / 1000u),
-		(unsigned)inj.permille);
+	kprintf("inject: seed=%u us=%u..%u permille=%u\n", (unsigned)inj.seed, (unsigned)(inj.min_ns / 1000u),
+		(unsigned)(inj.max_ns / 1000u), (unsigned)inj.permille);
 	for (int p = 0; p < INJECT_NR_POINTS; p++)
 		if (mask & (1u << p))
 			kprintf("inject: %s delays=%llu\n", point_names[p], (unsigned long long)inject_count(p));
 }
 
+/* <max_us> or <min_us>..<max_us>, each 0..1000000, min <= max. */
+static bool parse_range(char *s, unsigned long *min_us, unsigned long *max_us)
+{
+	char *dots = strstr(s, "..");
+
+	*min_us = 0;
+	if (dots) {
+		*dots = '\0';
+		if (!cmdline_parse_ulong(s, 0, 1000000, min_us))
+			return false;
+		s = dots + 2;
+	}
+	return cmdline_parse_ulong(s, *min_us, 1000000, max_us);
+}
+
 static int cmd_inject(int argc, char **argv)
 {
-	unsigned long seed, max_us, permille = 1000;
+	unsigned long seed, min_us, max_us, permille = 1000;
 	uint32_t mask;
 
 	if (argc == 1) {
@@ -130,24 +151,24 @@ static int cmd_inject(int argc, char **argv)
 		return 0;
 	}
 	if (argc == 2 && strcmp(argv[1], "off") == 0) {
-		inject_configure(0, 0, 0, 0);
+		inject_configure(0, 0, 0, 0, 0);
 		kprintf("inject: off\n");
 		return 0;
 	}
 	if (argc < 4 || argc > 5 || !cmdline_parse_ulong(argv[1], 0, 0xffffffffu, &seed) ||
-	    !(mask = parse_points(argv[2])) || !cmdline_parse_ulong(argv[3], 0, 1000000, &max_us) ||
+	    !(mask = parse_points(argv[2])) || !parse_range(argv[3], &min_us, &max_us) ||
 	    (argc == 5 && !cmdline_parse_ulong(argv[4], 0, 1000, &permille))) {
-		kprintf("error: usage: inject <seed> <all|unlock,ipi,idle,irqexit,wakelist> <max_us 0..1000000> "
+		kprintf("error: usage: inject <seed> <all|unlock,ipi,idle,irqexit,wakelist> <[min_us..]max_us> "
 			"[permille 0..1000] | off\n");
 		return 1;
 	}
-	inject_configure((uint32_t)seed, mask, (uint32_t)max_us, (uint32_t)permille);
+	inject_configure((uint32_t)seed, mask, (uint32_t)min_us, (uint32_t)max_us, (uint32_t)permille);
 	show();
 	return 0;
 }
 
 static const struct shell_cmd commands[] = {
-	{ "inject", "[<seed> <points> <max_us> [permille] | off]",
+	{ "inject", "[<seed> <points> <[min_us..]max_us> [permille] | off]",
 	  "debug kernels: seeded delays at SMP protocol points (include/kernel/inject.h)", cmd_inject },
 };
 

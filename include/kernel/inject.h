@@ -7,11 +7,12 @@
  * on a quiet host, or under icount (deterministically, for a given seed),
  * exercises them. Release kernels compile every call to nothing.
  *
- * Console: `inject <seed> <points|all> <max_us> [permille]`, `inject off`,
- * `inject` (the settings and how many delays each point has taken). Each
- * point, when enabled, delays with probability permille/1000 (default 1000)
- * for a uniformly drawn 0..max_us microseconds, from a per-CPU xorshift
- * stream seeded by <seed> and the CPU number.
+ * Console: `inject <seed> <points|all> <[min_us..]max_us> [permille]`,
+ * `inject off`, `inject` (the settings and how many delays each point has
+ * taken). Each point, when enabled, delays with probability permille/1000
+ * (default 1000) for a uniformly drawn min_us..max_us (min_us defaults to
+ * 0) microseconds, from a per-CPU xorshift stream seeded by <seed> and the
+ * CPU number.
  */
 #ifndef KERNEL_INJECT_H
 #define KERNEL_INJECT_H
@@ -32,7 +33,7 @@ enum inject_point {
 /* Delay here if @point is enabled and this CPU's stream says so. Any context. */
 void inject_delay(enum inject_point point);
 /* Enable the points in @mask (bit n = point n; 0: off) with the given stream and sizes. */
-void inject_configure(uint32_t seed, uint32_t mask, uint32_t max_us, uint32_t permille);
+void inject_configure(uint32_t seed, uint32_t mask, uint32_t min_us, uint32_t max_us, uint32_t permille);
 /* Delays taken at @point since the last inject_configure(). */
 uint64_t inject_count(enum inject_point point);
 /* The console command. */
