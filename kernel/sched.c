@@ -454,6 +454,8 @@ void sched_irq_exit(void)
 {
 #ifdef CONFIG_SCHED_DEBUG
 	this_rq()->nr_irq_exits++;
+	this_rq()->irq_exit_ticks = (uint32_t)this_rq()->ticks;
+	this_rq()->irq_exit_ns = arch_now_ns();
 	if (READ_ONCE(this_rq()->no_preempt_until_ns) > arch_now_ns())
 		return;		/* `crash starve` */
 #endif

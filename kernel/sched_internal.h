@@ -38,14 +38,18 @@ void task_history_record(struct task *p, enum task_event_kind kind, int cpu, int
  * Debug kernels: the starvation detector (kernel/sched_starve.c). From the
  * tick, under the rq lock, every STARVE_CHECK_TICKS: the task that has
  * waited longest on this CPU (queued or on its wake list) if that is past
- * the limit, counted in this CPU's own ticks.
+ * the limit, counted in this CPU's own ticks; or, if the CPU has taken
+ * that many ticks without one IRQ exit (it never leaves its interrupts,
+ * where it would reschedule), its current task, which cannot run either.
  */
 #define STARVE_CHECK_TICKS 16
+enum starve_where { STARVE_QUEUED, STARVE_WAKE_LIST, STARVE_IN_IRQ };
 struct starve_hit {
 	struct task *p;
 	uint32_t ticks;		/* ticks this CPU took while @p waited */
-	uint64_t ns;		/* since @p began waiting here */
-	bool on_wake_list;
+	uint64_t ns;		/* since @p began waiting here (STARVE_IN_IRQ: since the last IRQ exit) */
+	enum starve_where where;
+	unsigned int queued;	/* tasks queued on the CPU */
 };
 bool starve_check(const struct rq *rq, uint64_t now, struct starve_hit *hit);
 /* Report @hit (once per boot), with no lock held. */

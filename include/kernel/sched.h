@@ -145,6 +145,8 @@ struct rq {
 #ifdef CONFIG_SCHED_DEBUG
 	struct task *switched_from;	/* off its CPU once the switch is done (on_cpu) */
 	uint64_t nr_irq_exits;		/* sched_irq_exit() calls: a CPU that ticks but never gets here is stuck in IRQs */
+	uint32_t irq_exit_ticks;	/* (u32) ticks at the last IRQ exit */
+	uint64_t irq_exit_ns;		/* and when it was */
 	uint64_t last_schedule_ns;	/* when schedule_locked() last ran here */
 	volatile uint64_t no_preempt_until_ns;	/* `crash starve`: IRQ exits do not preempt before this */
 #endif
