@@ -24,6 +24,7 @@ static const char *const point_names[INJECT_NR_POINTS] = {
 static struct {
 	volatile uint32_t mask;		/* enabled points; read first, so a disabled point costs one load */
 	uint32_t seed, min_ns, max_ns, permille;
+	uint32_t cpus;			/* CPUs that delay (bit n = CPU n) */
 	uint32_t rng[CONFIG_NR_CPUS];	/* each CPU's own stream: runs replay for a seed */
 	uint64_t count[INJECT_NR_POINTS];
 } inj;
@@ -38,7 +39,8 @@ static uint32_t xorshift(uint32_t *s)
 	return *s = x ? x : 1;
 }
 
-void inject_configure(uint32_t seed, uint32_t mask, uint32_t min_us, uint32_t max_us, uint32_t permille)
+void inject_configure(uint32_t seed, uint32_t mask, uint32_t min_us, uint32_t max_us, uint32_t permille,
+		      uint32_t cpus)
 {
 	KASSERT(permille <= 1000 && min_us <= max_us && max_us <= 1000000 && mask < (1u << INJECT_NR_POINTS));
 	WRITE_ONCE(inj.mask, 0);	/* no CPU draws from a stream being reseeded */
@@ -47,6 +49,7 @@ void inject_configure(uint32_t seed, uint32_t mask, uint32_t min_us, uint32_t ma
 	inj.min_ns = min_us * 1000u;
 	inj.max_ns = max_us * 1000u;
 	inj.permille = permille;
+	inj.cpus = cpus;
 	for (int cpu = 0; cpu < CONFIG_NR_CPUS; cpu++)
 		inj.rng[cpu] = (seed ^ (uint32_t)(cpu + 1) * 2654435761u) | 1;
 	for (int p = 0; p < INJECT_NR_POINTS; p++)
@@ -65,13 +68,17 @@ void inject_delay(enum inject_point point)
 	unsigned long flags;
 	uint32_t r, ns;
 	uint64_t end;
+	int cpu;
 
 	if (!(READ_ONCE(inj.mask) & (1u << point)))
 		return;
 	/* IRQs off: the draw stays on this CPU's stream even in task context. */
 	flags = arch_irq_save();
-	r = xorshift(&inj.rng[arch_cpu_id()]);
+	cpu = arch_cpu_id();
+	r = xorshift(&inj.rng[cpu]);
 	arch_irq_restore(flags);
+	if (cpu >= 32 || !(inj.cpus & (1u << cpu)))
+		return;
 	if (r % 1000u >= inj.permille)
 		return;
 	ns = inj.min_ns + (r / 1000u) % (inj.max_ns - inj.min_ns + 1u);
@@ -119,8 +126,9 @@ static void show(void)
 		kprintf("inject: off\n");
 		return;
 	}
-	kprintf("inject: seed=%u us=%u..%u permille=%u\n", (unsigned)inj.seed, (unsigned)(inj.min_ns / 1000u),
-		(unsigned)(inj.max_ns / 1000u), (unsigned)inj.permille);
+	kprintf("inject: seed=%u us=%u..%u permille=%u cpus=0x%x\n", (unsigned)inj.seed,
+		(unsigned)(inj.min_ns / 1000u), (unsigned)(inj.max_ns / 1000u), (unsigned)inj.permille,
+		(unsigned)inj.cpus);
 	for (int p = 0; p < INJECT_NR_POINTS; p++)
 		if (mask & (1u << p))
 			kprintf("inject: %s delays=%llu\n", point_names[p], (unsigned long long)inject_count(p));
@@ -143,7 +151,7 @@ static bool parse_range(char *s, unsigned long *min_us, unsigned long *max_us)
 
 static int cmd_inject(int argc, char **argv)
 {
-	unsigned long seed, min_us, max_us, permille = 1000;
+	unsigned long seed, min_us, max_us, permille = 1000, cpus = 0xffffffffu;
 	uint32_t mask;
 
 	if (argc == 1) {
@@ -151,24 +159,26 @@ static int cmd_inject(int argc, char **argv)
 		return 0;
 	}
 	if (argc == 2 && strcmp(argv[1], "off") == 0) {
-		inject_configure(0, 0, 0, 0, 0);
+		inject_configure(0, 0, 0, 0, 0, 0);
 		kprintf("inject: off\n");
 		return 0;
 	}
-	if (argc < 4 || argc > 5 || !cmdline_parse_ulong(argv[1], 0, 0xffffffffu, &seed) ||
+	if (argc < 4 || argc > 6 || !cmdline_parse_ulong(argv[1], 0, 0xffffffffu, &seed) ||
 	    !(mask = parse_points(argv[2])) || !parse_range(argv[3], &min_us, &max_us) ||
-	    (argc == 5 && !cmdline_parse_ulong(argv[4], 0, 1000, &permille))) {
+	    (argc >= 5 && !cmdline_parse_ulong(argv[4], 0, 1000, &permille)) ||
+	    (argc == 6 && !cmdline_parse_ulong(argv[5], 1, 0xffffffffu, &cpus))) {
 		kprintf("error: usage: inject <seed> <all|unlock,ipi,idle,irqexit,wakelist> <[min_us..]max_us> "
-			"[permille 0..1000] | off\n");
+			"[permille 0..1000 [cpu mask]] | off\n");
 		return 1;
 	}
-	inject_configure((uint32_t)seed, mask, (uint32_t)min_us, (uint32_t)max_us, (uint32_t)permille);
+	inject_configure((uint32_t)seed, mask, (uint32_t)min_us, (uint32_t)max_us, (uint32_t)permille,
+			 (uint32_t)cpus);
 	show();
 	return 0;
 }
 
 static const struct shell_cmd commands[] = {
-	{ "inject", "[<seed> <points> <[min_us..]max_us> [permille] | off]",
+	{ "inject", "[<seed> <points> <[min_us..]max_us> [permille [cpus]] | off]",
 	  "debug kernels: seeded delays at SMP protocol points (include/kernel/inject.h)", cmd_inject },
 };
 

@@ -7,12 +7,13 @@
  * on a quiet host, or under icount (deterministically, for a given seed),
  * exercises them. Release kernels compile every call to nothing.
  *
- * Console: `inject <seed> <points|all> <[min_us..]max_us> [permille]`,
- * `inject off`, `inject` (the settings and how many delays each point has
- * taken). Each point, when enabled, delays with probability permille/1000
- * (default 1000) for a uniformly drawn min_us..max_us (min_us defaults to
- * 0) microseconds, from a per-CPU xorshift stream seeded by <seed> and the
- * CPU number.
+ * Console: `inject <seed> <points|all> <[min_us..]max_us> [permille
+ * [cpus]]`, `inject off`, `inject` (the settings and how many delays each
+ * point has taken). Each point, when enabled, delays with probability
+ * permille/1000 (default 1000) for a uniformly drawn min_us..max_us (min_us
+ * defaults to 0) microseconds, from a per-CPU xorshift stream seeded by
+ * <seed> and the CPU number, on the CPUs of the decimal mask <cpus> (default all):
+ * slow lock holders on some CPUs make another CPU wait on its own lock.
  */
 #ifndef KERNEL_INJECT_H
 #define KERNEL_INJECT_H
@@ -33,7 +34,8 @@ enum inject_point {
 /* Delay here if @point is enabled and this CPU's stream says so. Any context. */
 void inject_delay(enum inject_point point);
 /* Enable the points in @mask (bit n = point n; 0: off) with the given stream and sizes. */
-void inject_configure(uint32_t seed, uint32_t mask, uint32_t min_us, uint32_t max_us, uint32_t permille);
+void inject_configure(uint32_t seed, uint32_t mask, uint32_t min_us, uint32_t max_us, uint32_t permille,
+		      uint32_t cpus);
 /* Delays taken at @point since the last inject_configure(). */
 uint64_t inject_count(enum inject_point point);
 /* The console command. */
