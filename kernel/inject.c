@@ -20,6 +20,7 @@ static const char *const point_names[INJECT_NR_POINTS] = {
 	[INJECT_IRQ_EXIT] = "irqexit",
 	[INJECT_WAKE_LIST] = "wakelist",
 };
+#define NOIRQ_BIT (1u << INJECT_NR_POINTS)	/* the `noirq` modifier in the mask */
 
 static struct {
 	volatile uint32_t mask;		/* enabled points; read first, so a disabled point costs one load */
@@ -42,7 +43,7 @@ static uint32_t xorshift(uint32_t *s)
 void inject_configure(uint32_t seed, uint32_t mask, uint32_t min_us, uint32_t max_us, uint32_t permille,
 		      uint32_t cpus)
 {
-	KASSERT(permille <= 1000 && min_us <= max_us && max_us <= 1000000 && mask < (1u << INJECT_NR_POINTS));
+	KASSERT(permille <= 1000 && min_us <= max_us && max_us <= 1000000 && mask < (NOIRQ_BIT << 1));
 	WRITE_ONCE(inj.mask, 0);	/* no CPU draws from a stream being reseeded */
 	smp_mb();
 	inj.seed = seed;
@@ -65,12 +66,12 @@ uint64_t inject_count(enum inject_point point)
 
 void inject_delay(enum inject_point point)
 {
+	uint32_t mask = READ_ONCE(inj.mask), r, ns;
 	unsigned long flags;
-	uint32_t r, ns;
 	uint64_t end;
 	int cpu;
 
-	if (!(READ_ONCE(inj.mask) & (1u << point)))
+	if (!(mask & (1u << point)) || ((mask & NOIRQ_BIT) && arch_in_irq()))
 		return;
 	/* IRQs off: the draw stays on this CPU's stream even in task context. */
 	flags = arch_irq_save();
@@ -94,13 +95,11 @@ void inject_delay(enum inject_point point)
 		barrier();
 }
 
-/* "all" or a comma-separated list of point names; 0 if a name is unknown. */
+/* A comma-separated list of point names, "all" and "noirq"; 0 if a name is unknown or no point is named. */
 static uint32_t parse_points(const char *s)
 {
 	uint32_t mask = 0;
 
-	if (strcmp(s, "all") == 0)
-		return (1u << INJECT_NR_POINTS) - 1;
 	while (*s) {
 		size_t n = strcspn(s, ",");
 		int p;
@@ -108,14 +107,19 @@ static uint32_t parse_points(const char *s)
 		for (p = 0; p < INJECT_NR_POINTS; p++)
 			if (strlen(point_names[p]) == n && strncmp(s, point_names[p], n) == 0)
 				break;
-		if (p == INJECT_NR_POINTS)
+		if (p < INJECT_NR_POINTS)
+			mask |= 1u << p;
+		else if (n == 3 && strncmp(s, "all", 3) == 0)
+			mask |= NOIRQ_BIT - 1;
+		else if (n == 5 && strncmp(s, "noirq", 5) == 0)
+			mask |= NOIRQ_BIT;
+		else
 			return 0;
-		mask |= 1u << p;
 		s += n;
 		if (*s == ',')
 			s++;
 	}
-	return mask;
+	return mask & (NOIRQ_BIT - 1) ? mask : 0;
 }
 
 static void show(void)
@@ -126,9 +130,9 @@ static void show(void)
 		kprintf("inject: off\n");
 		return;
 	}
-	kprintf("inject: seed=%u us=%u..%u permille=%u cpus=0x%x\n", (unsigned)inj.seed,
+	kprintf("inject: seed=%u us=%u..%u permille=%u cpus=0x%x%s\n", (unsigned)inj.seed,
 		(unsigned)(inj.min_ns / 1000u), (unsigned)(inj.max_ns / 1000u), (unsigned)inj.permille,
-		(unsigned)inj.cpus);
+		(unsigned)inj.cpus, (mask & NOIRQ_BIT) ? " (not in interrupt handlers)" : "");
 	for (int p = 0; p < INJECT_NR_POINTS; p++)
 		if (mask & (1u << p))
 			kprintf("inject: %s delays=%llu\n", point_names[p], (unsigned long long)inject_count(p));
@@ -167,7 +171,7 @@ static int cmd_inject(int argc, char **argv)
 	    !(mask = parse_points(argv[2])) || !parse_range(argv[3], &min_us, &max_us) ||
 	    (argc >= 5 && !cmdline_parse_ulong(argv[4], 0, 1000, &permille)) ||
 	    (argc == 6 && !cmdline_parse_ulong(argv[5], 1, 0xffffffffu, &cpus))) {
-		kprintf("error: usage: inject <seed> <all|unlock,ipi,idle,irqexit,wakelist> <[min_us..]max_us> "
+		kprintf("error: usage: inject <seed> <all|unlock,ipi,idle,irqexit,wakelist[,noirq]> <[min_us..]max_us> "
 			"[permille 0..1000 [cpu mask]] | off\n");
 		return 1;
 	}

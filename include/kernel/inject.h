@@ -14,6 +14,11 @@
  * defaults to 0) microseconds, from a per-CPU xorshift stream seeded by
  * <seed> and the CPU number, on the CPUs of the decimal mask <cpus> (default all):
  * slow lock holders on some CPUs make another CPU wait on its own lock.
+ * The modifier `noirq` among the points keeps interrupt handlers out: a
+ * handler made longer than the tick period by construction (every lock it
+ * releases delayed by more than a period) leaves no time outside
+ * interrupts on any kernel; delayed task-context holders make a tick wait
+ * for its lock, which is what a descheduled vCPU did.
  */
 #ifndef KERNEL_INJECT_H
 #define KERNEL_INJECT_H
