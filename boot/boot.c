@@ -20,11 +20,13 @@
 #include "kernel/energy.h"
 #include "kernel/fdt.h"
 #include "kernel/idle.h"
+#include "kernel/inject.h"
 #include "kernel/microbench.h"
 #include "kernel/panic.h"
 #include "kernel/printk.h"
 #include "kernel/rtapp.h"
 #include "kernel/sched.h"
+#include "kernel/sched_report.h"
 #include "kernel/shell.h"
 #include "kernel/time.h"
 #include "kernel/topology.h"
@@ -274,6 +276,8 @@ void boot_main(uintptr_t dtb)
 	microbench_commands_register();
 	trace_commands_register();
 	stress_commands_register();
+	inject_commands_register();
+	starve_commands_register();
 	rtapp_commands_register();
 	console_set_rx_callback(console_rx_wake);
 	console_enable_rx_irq();

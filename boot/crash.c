@@ -7,15 +7,27 @@
  *   crash kernel    the console faults with IRQs off: a kernel fault, panic
  *   crash hang      the console spins with IRQs off: the watchdog (run from a
  *                   busy CPU's tick) panics after 2 s
+ *   crash starve <cpu> <ms>   (debug kernels) the CPU's IRQ exits stop
+ *                   preempting for <ms> while it keeps ticking: a task queued
+ *                   there behind one that never blocks starves, which the
+ *                   starvation detector (`starve`) reports
  * The console waits for the task and prints its exit code.
  */
 #include <string.h>
 
 #include "arch/arm.h"
 #include "boot/boot.h"
+#include "kernel/cmdline.h"
 #include "kernel/printk.h"
 #include "kernel/sched.h"
+#include "kernel/sched_report.h"
 #include "kernel/shell.h"
+
+#ifdef CONFIG_SCHED_DEBUG
+#define CRASH_USAGE "undef|abort|overflow|kernel|hang|starve <cpu> <ms>"
+#else
+#define CRASH_USAGE "undef|abort|overflow|kernel|hang"
+#endif
 
 static volatile uint32_t *volatile bad_pointer;
 
@@ -93,12 +105,26 @@ static int cmd_crash(int argc, char **argv)
 		for (;;)
 			__asm__ volatile("" ::: "memory");
 	}
-	kprintf("error: usage: crash undef|abort|overflow|kernel|hang\n");
+#ifdef CONFIG_SCHED_DEBUG
+	if (argc == 4 && strcmp(argv[1], "starve") == 0) {
+		unsigned long cpu, ms;
+
+		if (!cmdline_parse_ulong(argv[2], 0, (unsigned long)sched_nr_cpus() - 1, &cpu) ||
+		    !cmdline_parse_ulong(argv[3], 1, 600000, &ms)) {
+			kprintf("error: usage: crash starve <cpu> <ms>\n");
+			return 1;
+		}
+		starve_stop_preempting((int)cpu, (uint32_t)ms);
+		kprintf("crash: cpu%lu does not preempt for %lu ms\n", cpu, ms);
+		return 0;
+	}
+#endif
+	kprintf("error: usage: crash " CRASH_USAGE "\n");
 	return 1;
 }
 
 static const struct shell_cmd commands[] = {
-	{ "crash", "undef|abort|overflow|kernel|hang", "trigger a fault (tests fault containment)", cmd_crash },
+	{ "crash", "undef|abort|overflow|kernel|hang|starve", "trigger a fault (tests fault containment)", cmd_crash },
 };
 
 void crash_commands_register(void)

@@ -6,6 +6,8 @@
 #include "arch/timer.h"
 #include "drivers/gic.h"
 #include "drivers/timer.h"
+#include "kernel/inject.h"
+#include "kernel/timer.h"
 
 void arch_timer_program(uint64_t deadline_ns)
 {
@@ -17,6 +19,7 @@ void arch_timer_program(uint64_t deadline_ns)
 
 void arch_send_reschedule(int cpu)
 {
+	inject_delay(INJECT_IPI);
 	gic_send_sgi(IPI_RESCHEDULE, 1u << cpu);
 }
 

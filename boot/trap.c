@@ -197,8 +197,24 @@ void trap_handler(struct trap_frame *tf, int type)
 	panic_halt();
 }
 
+#ifdef CONFIG_SCHED_DEBUG
+static volatile bool in_irq[CONFIG_NR_CPUS];
+
+bool arch_in_irq(void)
+{
+	return in_irq[arch_cpu_id()];
+}
+#endif
+
 void irq_handler(void)
 {
+#ifdef CONFIG_SCHED_DEBUG
+	in_irq[arch_cpu_id()] = true;
+#endif
 	gic_handle_irq();
+#ifdef CONFIG_SCHED_DEBUG
+	/* Before the exit: it may switch, and the next task is not in an interrupt. */
+	in_irq[arch_cpu_id()] = false;
+#endif
 	sched_irq_exit();
 }

@@ -13,6 +13,8 @@ static inline int arch_cpu_id(void)
 {
 	return (int)read_tpidrprw();
 }
+/* Debug kernels: is this CPU inside an interrupt handler (boot/trap.c)? */
+_Bool arch_in_irq(void);
 static inline unsigned long arch_irq_save(void) { return irq_save(); }
 static inline void arch_irq_restore(unsigned long f) { irq_restore(f); }
 static inline void arch_irq_enable(void) { irq_enable(); }
@@ -26,6 +28,8 @@ int arch_cpu_id(void);
 unsigned long arch_irq_save(void);
 void arch_irq_restore(unsigned long f);
 void arch_irq_enable(void);
+/* Delay injection's noirq modifier: host ports deliver no injected delays. */
+static inline _Bool arch_in_irq(void) { return 0; }
 #endif
 
 #endif

@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "kernel/inject.h"
+
 /*
  * One 32-bit word: owner in the low half, next in the high half, so ARM
  * takes a ticket and sees whether it is already served in one LDREX (the
@@ -47,8 +49,33 @@ static inline void spin_lock(spinlock_t *l)
 	__asm__ volatile("dmb ish" ::: "memory");
 }
 
+/* Take the lock only if it is free now: no ticket is taken, nobody waits behind us (Linux's arch_spin_trylock). */
+static inline bool spin_trylock(spinlock_t *l)
+{
+	uint32_t old, contended, fail;
+
+	do {
+		/* owner == next (the word equals itself rotated by a half) and only then the store. */
+		__asm__ volatile("	ldrex	%0, [%3]\n"
+				 "	mov	%2, #0\n"
+				 "	subs	%1, %0, %0, ror #16\n"
+				 "	addeq	%0, %0, %4\n"
+				 "	strexeq	%2, %0, [%3]"
+				 : "=&r"(old), "=&r"(contended), "=&r"(fail)
+				 : "r"(&l->word), "I"(1u << SPIN_TICKET_SHIFT)
+				 : "cc", "memory");
+	} while (fail);
+	if (contended)
+		return false;
+	__asm__ volatile("dmb ish" ::: "memory");
+	return true;
+}
+
 static inline void spin_unlock(spinlock_t *l)
 {
+#ifdef CONFIG_SCHED_DEBUG
+	inject_delay(INJECT_UNLOCK);	/* a holder preempted just before the release */
+#endif
 	__asm__ volatile("dmb ish" ::: "memory");
 	l->owner = (uint16_t)(l->owner + 1);
 	__asm__ volatile("dsb ishst\n\tsev" ::: "memory");
@@ -60,6 +87,15 @@ static inline void spin_lock(spinlock_t *l)
 
 	while (__atomic_load_n(&l->owner, __ATOMIC_ACQUIRE) != ticket)
 		;
+}
+
+static inline bool spin_trylock(spinlock_t *l)
+{
+	uint32_t old = __atomic_load_n(&l->word, __ATOMIC_RELAXED);
+
+	return (uint16_t)(old >> SPIN_TICKET_SHIFT) == (uint16_t)old &&
+	       __atomic_compare_exchange_n(&l->word, &old, old + (1u << SPIN_TICKET_SHIFT), false, __ATOMIC_ACQUIRE,
+					   __ATOMIC_RELAXED);
 }
 
 static inline void spin_unlock(spinlock_t *l)

@@ -8,7 +8,7 @@
  * Locking: each rq has one lock, always taken with IRQs off. A task's
  * state, on_rq and cpu change only under the lock of the rq it belongs to
  * (task->cpu). Two rq locks are never held at once except in
- * double_rq_lock(), which takes the lower CPU first. A context switch
+ * double_rq_trylock(), which takes the lower CPU first. A context switch
  * happens with the rq lock held; the next task releases it
  * (sched_finish_switch), so a waker holding that lock never sees a task
  * half switched out. Remote wake-ups go through the target CPU's lock-free
@@ -31,6 +31,7 @@
 #include "arch/context.h"
 
 #define TASK_NAME_LEN 16
+#define TASK_HISTORY 8		/* scheduler events kept per task (debug kernels) */
 /* Builds may size the pool (the simulator: more tasks, host-sized stacks). */
 #ifndef CONFIG_TASK_STACK_SIZE
 #define CONFIG_TASK_STACK_SIZE 8192
@@ -45,6 +46,24 @@
 /* Exit codes of tasks killed by a fault (as the signals' numbers, negated). */
 #define TASK_EXIT_SIGILL (-4)
 #define TASK_EXIT_SIGSEGV (-11)
+
+/* What a debug kernel's per-task history records (kernel/sched_report.c prints it). */
+enum task_event_kind {
+	TEV_NEW,		/* placed for the first time on cpu (arg: -) */
+	TEV_WAKEUP,		/* woken by a task on cpu, for CPU arg */
+	TEV_WAKE_LIST,		/* pushed by cpu onto CPU arg's wake list */
+	TEV_ENQUEUE,		/* queued on cpu's rq (arg: ENQ_* flags) */
+	TEV_MIGRATE,		/* moved to cpu's rq from CPU arg's */
+	TEV_RUN,		/* switched in on cpu */
+	TEV_OUT,		/* switched out on cpu (arg: its state) */
+};
+
+struct task_event {
+	uint64_t ns;
+	uint8_t kind;		/* enum task_event_kind */
+	int8_t cpu;
+	int8_t arg;
+};
 
 enum task_state {
 	TASK_FREE = 0,		/* slot unused */
@@ -66,6 +85,9 @@ struct task {
 	bool detached;			/* freed at exit: nobody joins it */
 #ifdef CONFIG_SCHED_DEBUG
 	volatile bool on_cpu;		/* its stack is in use on some CPU (debug check, as Linux's on_cpu) */
+	uint32_t wait_ticks_base;	/* (u32) ticks of the CPU it waits on when it began waiting there */
+	uint32_t history_next;		/* history[history_next % TASK_HISTORY] is the oldest */
+	struct task_event history[TASK_HISTORY];
 #endif
 	cpumask_t cpus_allowed;		/* affinity (online CPUs only) */
 	cpumask_t spawn_cpus;		/* tasks it creates run only here (taskset); inherited */
@@ -112,6 +134,11 @@ struct rq {
 	struct task *deferred_free;	/* detached task that just exited */
 #ifdef CONFIG_SCHED_DEBUG
 	struct task *switched_from;	/* off its CPU once the switch is done (on_cpu) */
+	uint64_t nr_irq_exits;		/* sched_irq_exit() calls: a CPU that ticks but never gets here is stuck in IRQs */
+	uint32_t irq_exit_ticks;	/* (u32) ticks at the last IRQ exit */
+	uint64_t irq_exit_ns;		/* and when it was */
+	uint64_t last_schedule_ns;	/* when schedule_locked() last ran here */
+	volatile uint64_t no_preempt_until_ns;	/* `crash starve`: IRQ exits do not preempt before this */
 #endif
 	/* Wake-ups of tasks last on this CPU, by the current policy's outcome (reset by a switch). */
 	uint64_t pack_stats[PACK_MAX_REASONS];

@@ -7,15 +7,20 @@
  * task keeps creating and reaping short-lived tasks; another switches the
  * pack mode; another checks the scheduler invariants. At the end every
  * worker must consume exactly the tokens it was sent: a lost wake-up leaves
- * a worker asleep with tokens pending, which the supervisor reports. Beside
- * them, workers on the kernel's sleeping locks (kernel/apps/stress_sync.c)
- * check mutual exclusion, condition variables, barriers and semaphores.
+ * a worker asleep with tokens pending, which the supervisor reports, and a
+ * worker checks as it exits that it owes nothing (the test's own
+ * bookkeeping). Beside them, workers on the kernel's sleeping locks
+ * (kernel/apps/stress_sync.c) check mutual exclusion, condition variables,
+ * barriers and semaphores. In debug kernels the starvation detector
+ * (include/kernel/sched_report.h) is on for the run: a task left waiting on
+ * a CPU that ticks fails the run at once, not after the drain.
  */
 
 #include "arch/barrier.h"
 #include "kernel/cmdline.h"
 #include "kernel/printk.h"
 #include "kernel/sched.h"
+#include "kernel/sched_report.h"
 #include "kernel/shell.h"
 #include "kernel/stress_sync.h"
 #include "kernel/time.h"
@@ -41,6 +46,7 @@ static struct {
 	volatile uint32_t go;			/* every worker exists: start */
 	volatile uint32_t stop;			/* helpers stop */
 	volatile uint32_t done_sending, finished;
+	volatile uint32_t owing;		/* workers that exited owing tokens */
 	volatile uint32_t churned, pack_switches, checks;
 	bool running;
 } st;
@@ -62,14 +68,24 @@ static void send_token(struct worker *to)
 	wake_up(to->task);
 }
 
+/*
+ * Every sender has stopped and @me has taken all it was sent. done_sending
+ * first, with acquire: a sender counts itself done after its last send, so
+ * once all are done every owed count is final and visible (read the other
+ * way round, a send could land between the two reads).
+ */
+static bool all_tokens_in(const struct worker *me)
+{
+	return __atomic_load_n(&st.done_sending, __ATOMIC_ACQUIRE) == (uint32_t)st.nr &&
+	       me->consumed == __atomic_load_n(&me->owed, __ATOMIC_RELAXED);
+}
+
 static void consume(struct worker *me, uint64_t deadline)
 {
 	while (task_wait_until(&me->pending, deadline)) {
 		__atomic_fetch_sub(&me->pending, 1, __ATOMIC_ACQUIRE);
 		me->consumed++;
-		if (deadline != TIMER_NEVER)
-			return;
-		if (me->consumed == READ_ONCE(me->owed) && READ_ONCE(st.done_sending) == (uint32_t)st.nr)
+		if (deadline != TIMER_NEVER || all_tokens_in(me))
 			return;
 	}
 }
@@ -117,10 +133,17 @@ static void worker_fn(void *arg)
 	}
 	/* Drain: everyone stops sending, then each takes exactly what it was sent. */
 	__atomic_fetch_add(&st.done_sending, 1, __ATOMIC_RELEASE);
-	while (READ_ONCE(st.done_sending) < (uint32_t)st.nr)
+	while (__atomic_load_n(&st.done_sending, __ATOMIC_ACQUIRE) < (uint32_t)st.nr)
 		task_sleep_ns(NSEC_PER_MSEC);
-	if (me->consumed < READ_ONCE(me->owed))
+	if (!all_tokens_in(me))
 		consume(me, TIMER_NEVER);
+	/* Nothing can arrive any more: what is not in now never will be. */
+	if (me->consumed != READ_ONCE(me->owed)) {
+		__atomic_fetch_add(&st.owing, 1, __ATOMIC_RELAXED);
+		kprintf("stress: worker %d (task %u) exits owing tokens: owed %u consumed %u pending %u\n",
+			(int)(me - st.w), (unsigned)me->task->tid, (unsigned)READ_ONCE(me->owed),
+			(unsigned)me->consumed, (unsigned)READ_ONCE(me->pending));
+	}
 	__atomic_fetch_add(&st.finished, 1, __ATOMIC_RELEASE);
 }
 
@@ -176,11 +199,25 @@ static void checker_fn(void *arg)
 	}
 }
 
+/* Something already says the run has failed: a starving task (debug kernels) or a worker that exited owing. */
+static bool failed_early(uint32_t starve_before)
+{
+	return starve_reports() != starve_before || READ_ONCE(st.owing) != 0;
+}
+
+/* Sleep in @step_ns steps until @until, or until the run has failed. */
+static void supervise(uint64_t until, uint64_t step_ns, uint32_t starve_before)
+{
+	while (arch_now_ns() < until && !failed_early(starve_before))
+		task_sleep_ns(step_ns);
+}
+
 static int cmd_stress(int argc, char **argv)
 {
 	unsigned long secs, seed = 1, nr = 200;
 	struct task *helpers[3];
-	uint64_t sent = 0, owed = 0, consumed = 0, aff = 0, nice = 0, sleeps = 0, drain_end;
+	uint64_t sent = 0, owed = 0, consumed = 0, aff = 0, nice = 0, sleeps = 0;
+	uint32_t starve_before, starve_was;
 	int lost = 0, sync_broken;
 
 	if (argc < 2 || argc > 4 || !cmdline_parse_ulong(argv[1], 1, 3600, &secs) ||
@@ -196,8 +233,16 @@ static int cmd_stress(int argc, char **argv)
 	st.running = true;
 	st.nr = (int)nr;
 	st.all_mask = sched_possible_mask();
-	st.go = st.stop = st.done_sending = st.finished = st.churned = st.pack_switches = st.checks = 0;
+	st.go = st.stop = st.done_sending = st.finished = st.churned = st.pack_switches = st.checks = st.owing = 0;
 	st.end_ns = arch_now_ns() + (uint64_t)secs * NSEC_PER_SEC;
+	starve_was = starve_limit_ms();
+	starve_before = starve_reports();
+#ifdef CONFIG_SCHED_DEBUG
+	/* A task left waiting on a CPU that ticks fails the run at once. */
+	if (!starve_was)
+		starve_set_limit_ms(STARVE_DEFAULT_MS);
+	kprintf("stress: starvation detector on: %u ms\n", (unsigned)starve_limit_ms());
+#endif
 	for (int i = 0; i < st.nr; i++) {
 		struct worker *w = &st.w[i];
 
@@ -219,13 +264,14 @@ static int cmd_stress(int argc, char **argv)
 	helpers[1] = task_create("packer", packer_fn, (void *)(uintptr_t)(seed + 2), 0, st.all_mask);
 	helpers[2] = task_create("checker", checker_fn, NULL, 0, st.all_mask);
 	stress_sync_start((uint32_t)seed, st.all_mask);
-	while (arch_now_ns() < st.end_ns)
-		task_sleep_ns(50 * NSEC_PER_MSEC);
-	sync_broken = stress_sync_stop();
-	drain_end = arch_now_ns() + DRAIN_TIMEOUT_NS;
-	while (READ_ONCE(st.finished) < (uint32_t)st.nr && arch_now_ns() < drain_end)
+	supervise(st.end_ns, 50 * NSEC_PER_MSEC, starve_before);
+	/* Joining the sync workers waits on the scheduler: not after it has failed. */
+	sync_broken = failed_early(starve_before) ? 0 : stress_sync_stop();
+	while (READ_ONCE(st.finished) < (uint32_t)st.nr && !failed_early(starve_before) &&
+	       arch_now_ns() < st.end_ns + DRAIN_TIMEOUT_NS)
 		task_sleep_ns(10 * NSEC_PER_MSEC);
-	for (int i = 0; i < st.nr; i++) {
+	/* A run that failed early is mid-way: its workers' counts mean nothing yet. */
+	for (int i = 0; i < st.nr && !failed_early(starve_before); i++) {
 		struct worker *w = &st.w[i];
 
 		if (w->consumed != w->owed) {
@@ -235,27 +281,16 @@ static int cmd_stress(int argc, char **argv)
 				(unsigned)w->consumed, (unsigned)w->pending);
 		}
 	}
-	if (lost) {
-		st.running = false;
-		/* What each CPU was doing: a CPU that stopped scheduling shows here. */
-		for (int cpu = 0; cpu < sched_nr_cpus(); cpu++) {
-			const struct rq *rq = cpu_rq(cpu);
-			const struct task *curr = READ_ONCE(rq->curr);
-			struct timers_diag td;
-
-			timers_diag(cpu, &td);
-			kprintf("stress: cpu%d: running %s (task %u), %u queued, need_resched=%d tick_stopped=%d "
-				"wake_list=%s switches=%llu ticks=%llu last_tick=%llu ms next_timer=%lld ms timers=%u "
-				"timer_irq=%llu ms%s\n",
-				cpu, curr ? curr->name : "?", curr ? (unsigned)curr->tid : 0u,
-				(unsigned)READ_ONCE(rq->cfs.nr_running), (int)READ_ONCE(rq->need_resched),
-				(int)READ_ONCE(rq->tick_stopped), READ_ONCE(rq->wake_list) ? "busy" : "empty",
-				(unsigned long long)READ_ONCE(rq->nr_switches), (unsigned long long)READ_ONCE(rq->ticks),
-				(unsigned long long)(READ_ONCE(rq->last_tick_ns) / NSEC_PER_MSEC),
-				timer_ms_or_never(td.next), td.nr, (unsigned long long)(td.last_run_ns / NSEC_PER_MSEC),
-				td.running ? " (still in its callbacks)" : "");
-		}
-		kprintf("stress: FAILED: %d workers never got their tokens\n", lost);
+	if (lost || failed_early(starve_before)) {
+		/* The workers are left as they are (st.running stays set: no second run over them). */
+		for (int cpu = 0; cpu < sched_nr_cpus(); cpu++)
+			sched_report_cpu("stress: ", cpu);
+		if (failed_early(starve_before))
+			kprintf("stress: FAILED: %u starving tasks, %u workers exited owing tokens%s\n",
+				(unsigned)(starve_reports() - starve_before), (unsigned)READ_ONCE(st.owing),
+				arch_now_ns() < st.end_ns ? " (before the end of the run)" : "");
+		else
+			kprintf("stress: FAILED: %d workers never got their tokens\n", lost);
 		return 1;
 	}
 	for (int i = 0; i < st.nr; i++) {
@@ -274,6 +309,7 @@ static int cmd_stress(int argc, char **argv)
 		if (helpers[i])
 			task_join(helpers[i]);
 	sched_check_invariants();
+	starve_set_limit_ms(starve_was);
 	st.running = false;
 	kprintf("stress: seed=%lu seconds=%lu workers=%d tokens_sent=%llu tokens_owed=%llu tokens_consumed=%llu "
 		"lost=0 sleeps=%llu affinity_changes=%llu nice_changes=%llu churned=%u pack_switches=%u "

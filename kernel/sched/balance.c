@@ -106,9 +106,10 @@ static int pull_tasks(int dst, int src, uint64_t imbalance)
 	uint64_t moved = 0;
 	int nr = 0, loops = 0;
 
-	double_rq_lock(d, s);
+	if (!double_rq_trylock(d, s))
+		return 0;
 	for (se = cfs_pick_first(&s->cfs); se && loops < MAX_LOOP && moved < imbalance; se = next, loops++) {
-		struct task *p = (struct task *)((char *)se - offsetof(struct task, se));
+		struct task *p = task_of_se(se);
 
 		next = cfs_next(se);
 		if (s->cfs.nr_running < 2)

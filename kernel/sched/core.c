@@ -13,6 +13,7 @@
 #include "arch/ipi.h"
 #include "kernel/idle.h"
 #include "kernel/format.h"
+#include "kernel/inject.h"
 #include "kernel/panic.h"
 #include "kernel/sched/sched_internal.h"
 #include "kernel/time.h"
@@ -74,11 +75,6 @@ struct task *current_task(void)
 	return t;
 }
 
-static struct task *se_task(struct sched_entity *se)
-{
-	return (struct task *)((char *)se - __builtin_offsetof(struct task, se));
-}
-
 static uint64_t tick_period_ns(void)
 {
 	/* A 64-bit division costs ~120 instructions on a Cortex-A9: not per tick. */
@@ -121,6 +117,15 @@ static void update_task_avg(struct task *p, uint64_t now, bool runnable, bool ru
  * The tick timer's callback: the scheduler's work, then the timer moves one
  * period on. It runs inside timers_run(), which programs the hardware once
  * for all callbacks, so the re-arm is only a heap move.
+ *
+ * A tick that ends past its next slot (it waited for a lock, its vCPU was
+ * descheduled) goes a whole period from its own end, not from its start:
+ * re-armed in the past, the timer would fire again before the interrupt
+ * returned, the GIC dispatcher would take it in the same loop, and a CPU
+ * whose ticks all run long would never reach sched_irq_exit(), where it
+ * reschedules; it would tick on with need_resched set and its tasks
+ * stranded (Linux's hrtimer_interrupt() defers its next event the same way
+ * when an interrupt overran).
  */
 static void tick_fn(struct timer *t)
 {
@@ -129,7 +134,7 @@ static void tick_fn(struct timer *t)
 	sched_tick();
 	if (!rq->tick_stopped) {
 		/* Stay on the tick grid; skip ticks that were missed rather than bunch them. */
-		uint64_t now = rq->clock, next = t->expires + tick_period_ns();
+		uint64_t now = arch_now_ns(), next = t->expires + tick_period_ns();
 
 		if (next <= now)
 			next = now + tick_period_ns();
@@ -203,6 +208,10 @@ void sched_tick(void)
 {
 	struct rq *rq = this_rq();
 	uint64_t now = arch_now_ns();
+#ifdef CONFIG_SCHED_DEBUG
+	struct starve_hit starved = { 0 };
+	bool starving = false;
+#endif
 
 	arch_cost(COST_TICK);
 	WRITE_ONCE(rq->last_tick_ns, now);
@@ -220,7 +229,15 @@ void sched_tick(void)
 		if (rq->cfs.nr_running > 1 && cfs_tick_should_preempt(&rq->cfs))
 			rq->need_resched = true;
 	}
+#ifdef CONFIG_SCHED_DEBUG
+	if (rq->ticks % STARVE_CHECK_TICKS == 0)
+		starving = starve_check(rq, now, &starved);
+#endif
 	spin_unlock(&rq->lock);
+#ifdef CONFIG_SCHED_DEBUG
+	if (starving)
+		starve_report(rq->cpu, &starved);
+#endif
 	balance_tick(rq, now);
 #ifdef CONFIG_SCHED_DEBUG
 	/* Debug builds (make DEBUG=1): every task in exactly one place, twice a second. */
@@ -234,16 +251,18 @@ void sched_tick(void)
 static int select_task_rq(struct task *p, int prev_cpu, bool wakeup);
 static void enqueue_on(struct task *p, int target, int flags);
 
-void double_rq_lock(struct rq *a, struct rq *b)
+bool double_rq_trylock(struct rq *a, struct rq *b)
 {
+	struct rq *first = a->cpu < b->cpu ? a : b, *second = a->cpu < b->cpu ? b : a;
+
 	KASSERT(a != b);
-	if (a->cpu < b->cpu) {
-		spin_lock(&a->lock);
-		spin_lock(&b->lock);
-	} else {
-		spin_lock(&b->lock);
-		spin_lock(&a->lock);
+	if (!spin_trylock(&first->lock))
+		return false;
+	if (!spin_trylock(&second->lock)) {
+		spin_unlock(&first->lock);
+		return false;
 	}
+	return true;
 }
 
 void double_rq_unlock(struct rq *a, struct rq *b)
@@ -275,6 +294,10 @@ static void activate(struct rq *rq, struct task *p, int flags)
 	p->on_rq = true;
 	p->state = TASK_RUNNABLE;
 	p->wait_start_ns = rq->clock;
+#ifdef CONFIG_SCHED_DEBUG
+	p->wait_ticks_base = (uint32_t)rq->ticks;
+#endif
+	task_history(p, TEV_ENQUEUE, rq->cpu, flags);
 	if (rq->curr->is_idle || cfs_wakeup_should_preempt(&rq->cfs, &p->se))
 		rq->need_resched = true;
 	arch_cost(COST_WAKEUP);	/* after the timestamp: the wakee waits while it is spent */
@@ -293,6 +316,7 @@ void migrate_task_locked(struct task *p, struct rq *src, struct rq *dst)
 	p->cpu = dst->cpu;
 	p->nr_migrations++;
 	trace_sched_migrate(arch_cpu_id(), p, src->cpu, dst->cpu);
+	task_history(p, TEV_MIGRATE, dst->cpu, src->cpu);
 	dst->clock = now;
 	activate(dst, p, ENQ_MIGRATED);
 }
@@ -318,6 +342,9 @@ static void schedule_locked(struct rq *rq)
 	/* A timer callback must not switch: timers_run() would be left half done. */
 	KASSERT_DEBUG(!timers_in_callbacks(rq->cpu));
 	rq->clock = now;
+#ifdef CONFIG_SCHED_DEBUG
+	rq->last_schedule_ns = now;
+#endif
 	if (!prev_idle) {
 		update_task_avg(prev, now, true, true);
 		cfs_update_curr(&rq->cfs, now);
@@ -339,7 +366,7 @@ static void schedule_locked(struct rq *rq)
 	/* Linux's skip buddy: a yielding task gives way to any other runnable one. */
 	se = cfs_pick_next(&rq->cfs, rq->yield_skip == prev);
 	rq->yield_skip = NULL;
-	next = se ? se_task(se) : rq->idle;
+	next = se ? task_of_se(se) : rq->idle;
 	rq->need_resched = false;
 	if (next == prev)
 		return;
@@ -368,6 +395,15 @@ static void schedule_locked(struct rq *rq)
 	KASSERT(!next->on_cpu);
 	next->on_cpu = true;
 	rq->switched_from = prev;
+	if (prev->on_rq && !prev_idle) {
+		/* Preempted or yielding: it waits here from now on (the starvation detector's clock). */
+		prev->wait_start_ns = now;
+		prev->wait_ticks_base = (uint32_t)rq->ticks;
+	}
+	if (!prev_idle)
+		task_history(prev, TEV_OUT, rq->cpu, prev->state);
+	if (!next->is_idle)
+		task_history(next, TEV_RUN, rq->cpu, 0);
 #endif
 	arch_context_switch(&prev->ctx, &next->ctx);
 }
@@ -435,6 +471,14 @@ static void schedule(bool yield)
 
 void sched_irq_exit(void)
 {
+#ifdef CONFIG_SCHED_DEBUG
+	this_rq()->nr_irq_exits++;
+	this_rq()->irq_exit_ticks = (uint32_t)this_rq()->ticks;
+	this_rq()->irq_exit_ns = arch_now_ns();
+	if (READ_ONCE(this_rq()->no_preempt_until_ns) > arch_now_ns())
+		return;		/* `crash starve` */
+#endif
+	inject_delay(INJECT_IRQ_EXIT);
 	KASSERT_DEBUG(!timers_in_callbacks(arch_cpu_id()));	/* timers_run() finished before the IRQ ends */
 	if (this_rq()->need_resched)
 		schedule(false);
@@ -448,6 +492,7 @@ static void drain_wake_list(struct rq *rq)
 	if (!READ_ONCE(rq->wake_list))
 		return;
 	list = __atomic_exchange_n(&rq->wake_list, NULL, __ATOMIC_ACQUIRE);
+	inject_delay(INJECT_WAKE_LIST);	/* taken off the list, not yet queued */
 	spin_lock(&rq->lock);
 	rq->clock = arch_now_ns();
 	while (list) {
@@ -606,6 +651,11 @@ static void enqueue_on(struct task *p, int target, int flags)
 		return;
 	}
 	/* Lock-free push onto the target's wake list, then kick it. */
+#ifdef CONFIG_SCHED_DEBUG
+	p->wait_start_ns = arch_now_ns();
+	p->wait_ticks_base = (uint32_t)READ_ONCE(runqueues[target].ticks);
+#endif
+	task_history(p, TEV_WAKE_LIST, self, target);
 	p->wake_flags = flags;
 	p->wake_next = READ_ONCE(runqueues[target].wake_list);
 	while (!__atomic_compare_exchange_n(&runqueues[target].wake_list, &p->wake_next, p, true,
@@ -635,6 +685,7 @@ bool wake_up(struct task *p)
 	if (p->on_rq) {		/* it had not switched out yet */
 		p->state = TASK_RUNNABLE;
 		trace_sched_wakeup(arch_cpu_id(), p, rq->cpu);
+		task_history(p, TEV_WAKEUP, arch_cpu_id(), rq->cpu);
 		spin_unlock(&rq->lock);
 		arch_irq_restore(flags);
 		return true;
@@ -643,6 +694,7 @@ bool wake_up(struct task *p)
 	if (target == rq->cpu && target == arch_cpu_id()) {
 		/* It stays on this CPU: enqueue under the lock we hold (vruntime stays absolute). */
 		trace_sched_wakeup(target, p, target);
+		task_history(p, TEV_WAKEUP, target, target);
 		rq->clock = arch_now_ns();
 		activate(rq, p, ENQ_WAKEUP);
 		spin_unlock(&rq->lock);
@@ -657,8 +709,10 @@ bool wake_up(struct task *p)
 		trace_sched_migrate(arch_cpu_id(), p, rq->cpu, target);
 	}
 	trace_sched_wakeup(arch_cpu_id(), p, target);
+	task_history(p, TEV_WAKEUP, arch_cpu_id(), target);
 	p->cpu = target;
 	spin_unlock(&rq->lock);
+	inject_delay(INJECT_WAKE_LIST);	/* off its old rq, not yet on the new one's list */
 	enqueue_on(p, target, ENQ_WAKEUP | ENQ_MIGRATED);
 	arch_irq_restore(flags);
 	return true;
@@ -745,6 +799,7 @@ void sched_start_task(struct task *p)
 	p->se.avg.runnable_avg_period = PELT_PERIOD_UNITS;
 	target = select_task_rq(p, arch_cpu_id(), false);
 	trace_sched_wakeup_new(arch_cpu_id(), p, target);
+	task_history(p, TEV_NEW, target, 0);
 	p->cpu = target;
 	p->state = TASK_WAKING;
 	enqueue_on(p, target, ENQ_NEW);
@@ -827,6 +882,7 @@ void sched_idle_loop(void)
 		if (!rq->need_resched && rq->cfs.nr_running == 0) {
 			uint64_t next_timer = tick_stop_idle(rq);
 
+			inject_delay(INJECT_IDLE);	/* a wake-up now must still end the WFI */
 			/* Sleeps in the state the governor picks until an IRQ is pending. */
 			cpu_idle_enter(rq->cpu, next_timer);
 		}

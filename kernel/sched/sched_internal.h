@@ -8,8 +8,62 @@
 #include "kernel/sched.h"
 #include "kernel/topology.h"
 
-/* Take two rq locks, lower CPU first (the only way to hold two). IRQs off. */
-void double_rq_lock(struct rq *a, struct rq *b);
+static inline struct task *task_of_se(struct sched_entity *se)
+{
+	return (struct task *)((char *)se - __builtin_offsetof(struct task, se));
+}
+
+/* Debug kernels: append an event to @p's history (what a starvation report prints). */
+#ifdef CONFIG_SCHED_DEBUG
+static inline void task_history_record(struct task *p, enum task_event_kind kind, int cpu, int arg)
+{
+	/* Atomic slot: a task in two places at once (the bug to report) must not lose both events. */
+	uint32_t i = __atomic_fetch_add(&p->history_next, 1, __ATOMIC_RELAXED) % TASK_HISTORY;
+
+	p->history[i] = (struct task_event){ .ns = arch_now_ns(), .kind = (uint8_t)kind, .cpu = (int8_t)cpu,
+					     .arg = (int8_t)arg };
+}
+#define task_history(p, kind, cpu, arg) task_history_record((p), (kind), (cpu), (arg))
+#else
+/* Type-checked, never evaluated: an argument such as arch_cpu_id() is an asm the compiler would keep. */
+void task_history_record(struct task *p, enum task_event_kind kind, int cpu, int arg);
+#define task_history(p, kind, cpu, arg)                                          \
+	do {                                                                     \
+		if (0)                                                           \
+			task_history_record((p), (kind), (cpu), (arg));          \
+	} while (0)
+#endif
+
+/*
+ * Debug kernels: the starvation detector (kernel/sched_starve.c). From the
+ * tick, under the rq lock, every STARVE_CHECK_TICKS: the task that has
+ * waited longest on this CPU (queued or on its wake list) if that is past
+ * the limit, counted in this CPU's own ticks; or, if the CPU has taken
+ * that many ticks without one IRQ exit (it never leaves its interrupts,
+ * where it would reschedule), its current task, which cannot run either.
+ */
+#define STARVE_CHECK_TICKS 16
+enum starve_where { STARVE_QUEUED, STARVE_WAKE_LIST, STARVE_IN_IRQ };
+struct starve_hit {
+	struct task *p;
+	uint32_t ticks;		/* ticks this CPU took while @p waited */
+	uint64_t ns;		/* since @p began waiting here (STARVE_IN_IRQ: since the last IRQ exit) */
+	enum starve_where where;
+	unsigned int queued;	/* tasks queued on the CPU */
+};
+bool starve_check(const struct rq *rq, uint64_t now, struct starve_hit *hit);
+/* Report @hit (once per boot), with no lock held. */
+void starve_report(int cpu, const struct starve_hit *hit);
+
+/*
+ * Take two rq locks if both are free now, lower CPU first (the only way to
+ * hold two). IRQs off. Never waits: its callers balance load from the tick
+ * and the idle loop, and a balancer that queued for a busy rq's lock (with
+ * IRQs off) would make that CPU's own tick and switches queue behind every
+ * balancer in turn; a pass that finds a lock taken is skipped, the next
+ * interval tries again.
+ */
+bool double_rq_trylock(struct rq *a, struct rq *b);
 void double_rq_unlock(struct rq *a, struct rq *b);
 /* Ask the port to unmap the page below every task stack (sched_init). */
 void task_stacks_guard(void);
