@@ -11,21 +11,45 @@
 #include <stdint.h>
 
 #include "kernel/inject.h"
+#ifdef __arm__
+#include "arch/arm.h"
+#endif
 
 /*
  * One 32-bit word: owner in the low half, next in the high half, so ARM
  * takes a ticket and sees whether it is already served in one LDREX (the
  * uncontended lock is then one exclusive pair and one barrier).
  */
-typedef union {
-	uint32_t word;
-	struct {
-		volatile uint16_t owner;
-		volatile uint16_t next;
+typedef struct {
+	union {
+		uint32_t word;
+		struct {
+			volatile uint16_t owner;
+			volatile uint16_t next;
+		};
 	};
+#if defined(CONFIG_SCHED_DEBUG) && defined(__arm__)
+	/* Who holds it (debug kernels): the watchdog's and a debugger's first question. */
+	volatile int16_t holder_cpu;	/* -1: free */
+	volatile uintptr_t holder_pc;	/* where it was taken */
+#endif
 } spinlock_t;
 
-#define SPINLOCK_INIT { 0 }
+#if defined(CONFIG_SCHED_DEBUG) && defined(__arm__)
+#define SPINLOCK_INIT { { 0 }, -1, 0 }
+#define spin_note_holder(l)                                                         \
+	do {                                                                        \
+		uintptr_t pc_;                                                      \
+		__asm__ volatile("mov %0, pc" : "=r"(pc_));                         \
+		(l)->holder_cpu = (int16_t)read_tpidrprw();                         \
+		(l)->holder_pc = pc_;                                               \
+	} while (0)
+#define spin_note_free(l) ((l)->holder_cpu = -1)
+#else
+#define SPINLOCK_INIT { { 0 } }
+#define spin_note_holder(l) ((void)(l))
+#define spin_note_free(l) ((void)(l))
+#endif
 #define SPIN_TICKET_SHIFT 16
 
 #ifdef __arm__
@@ -47,6 +71,7 @@ static inline void spin_lock(spinlock_t *l)
 		old = (old & ~0xffffu) | l->owner;
 	}
 	__asm__ volatile("dmb ish" ::: "memory");
+	spin_note_holder(l);
 }
 
 /* Take the lock only if it is free now: no ticket is taken, nobody waits behind us (Linux's arch_spin_trylock). */
@@ -68,6 +93,7 @@ static inline bool spin_trylock(spinlock_t *l)
 	if (contended)
 		return false;
 	__asm__ volatile("dmb ish" ::: "memory");
+	spin_note_holder(l);
 	return true;
 }
 
@@ -76,6 +102,7 @@ static inline void spin_unlock(spinlock_t *l)
 #ifdef CONFIG_SCHED_DEBUG
 	inject_delay(INJECT_UNLOCK);	/* a holder preempted just before the release */
 #endif
+	spin_note_free(l);
 	__asm__ volatile("dmb ish" ::: "memory");
 	l->owner = (uint16_t)(l->owner + 1);
 	__asm__ volatile("dsb ishst\n\tsev" ::: "memory");

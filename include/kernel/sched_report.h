@@ -5,7 +5,10 @@
  *
  * Starvation detector: a task that waits for a CPU (queued, or on the CPU's
  * wake list) while that CPU takes `limit` worth of its own ticks without
- * running it is reported once, as Linux's soft-lockup and hung-task
+ * running it is reported once (a queued task only while that CPU idles or
+ * runs a task ahead of it in vruntime by more than the limit: a long wait
+ * that fairness explains, nice 19 behind a crowd, is not starvation), as
+ * Linux's soft-lockup and hung-task
  * watchdogs report: the task, its history and the CPU's state. Counting the
  * CPU's own ticks, not wall time, keeps a vCPU the host did not run from
  * being taken for one that runs and does not schedule. Off by default;

@@ -661,7 +661,16 @@ static void enqueue_on(struct task *p, int target, int flags)
 	while (!__atomic_compare_exchange_n(&runqueues[target].wake_list, &p->wake_next, p, true,
 					    __ATOMIC_RELEASE, __ATOMIC_RELAXED))
 		cpu_relax();
-	arch_send_reschedule(target);
+	/*
+	 * Kick only a list that was empty (Linux's llist_add() rule): a pusher
+	 * that found tasks already waiting is covered by the kick of the first,
+	 * whose drain has not begun (it empties the list in one exchange, ours
+	 * included). A kick per push let a CPU whose drains were slow (its rq
+	 * lock held by a stalled vCPU) take IPIs back to back, never reaching
+	 * its timer interrupt.
+	 */
+	if (!p->wake_next)
+		arch_send_reschedule(target);
 }
 
 bool wake_up(struct task *p)

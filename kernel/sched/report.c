@@ -1,6 +1,8 @@
 /* Scheduler state reports; see include/kernel/sched_report.h. */
 #include "kernel/sched_report.h"
 
+#include <string.h>
+
 #include "arch/barrier.h"
 #include "kernel/format.h"
 #include "kernel/printk.h"
@@ -12,14 +14,28 @@ void sched_report_cpu(const char *prefix, int cpu)
 	const struct rq *rq = cpu_rq(cpu);
 	const struct task *curr = READ_ONCE(rq->curr);
 	struct timers_diag td;
-	char extra[96] = "";
+	char extra[160] = "";
 
 	timers_diag(cpu, &td);
 #ifdef CONFIG_SCHED_DEBUG
-	/* Ticks without IRQ exits: the CPU never leaves its interrupts (the exit is where it reschedules). */
-	ksnprintf(extra, sizeof(extra), " irq_exits=%llu last_schedule=%llu ms",
-		  (unsigned long long)READ_ONCE(rq->nr_irq_exits),
-		  (unsigned long long)(READ_ONCE(rq->last_schedule_ns) / NSEC_PER_MSEC));
+	/*
+	 * Ticks without IRQ exits: the CPU never leaves its interrupts (the
+	 * exit is where it reschedules). The rq lock's tickets (served/taken)
+	 * and, on ARM, who took it last and where: a CPU stuck on a lock
+	 * shows whether the queue moves.
+	 */
+	ksnprintf(extra, sizeof(extra), " irq_exits=%llu timer_overruns=%llu last_schedule=%llu ms rq_lock=%u/%u",
+		  (unsigned long long)READ_ONCE(rq->nr_irq_exits), (unsigned long long)td.overruns,
+		  (unsigned long long)(READ_ONCE(rq->last_schedule_ns) / NSEC_PER_MSEC),
+		  (unsigned)rq->lock.owner, (unsigned)rq->lock.next);
+#ifdef __arm__
+	{
+		size_t n = strlen(extra);
+
+		ksnprintf(extra + n, sizeof(extra) - n, " (cpu%d at 0x%x)", (int)rq->lock.holder_cpu,
+			  (unsigned)rq->lock.holder_pc);
+	}
+#endif
 #endif
 	kprintf("%scpu%d: running %s (task %u), %u queued, need_resched=%d tick_stopped=%d wake_list=%s "
 		"switches=%llu ticks=%llu last_tick=%llu ms next_timer=%lld ms timers=%u timer_irq=%llu ms%s%s\n",

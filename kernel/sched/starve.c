@@ -59,11 +59,19 @@ bool starve_check(const struct rq *rq, uint64_t now, struct starve_hit *hit)
 	if (limit_ticks == 0)
 		limit_ticks = 1;
 	hit->p = NULL;
+	/*
+	 * A queued task may wait long by fairness alone (nice 19 behind 80
+	 * nice-0 tasks waits seconds after each slice): it starves only if
+	 * the CPU is idle, or runs a task whose vruntime is ahead of its own
+	 * by more than the limit, which tick preemption never allows.
+	 */
 	for (struct sched_entity *se = cfs_pick_first(&rq->cfs); se; se = cfs_next(se)) {
 		struct task *p = task_of_se(se);
+		int64_t behind = rq->curr->is_idle ? INT64_MAX : (int64_t)(rq->curr->se.vruntime - se->vruntime);
 
-		consider(rq, p, (uint32_t)rq->ticks - p->wait_ticks_base, p->wait_start_ns, now, STARVE_QUEUED,
-			 limit_ticks, hit);
+		if (behind >= (int64_t)ms * (int64_t)NSEC_PER_MSEC)
+			consider(rq, p, (uint32_t)rq->ticks - p->wait_ticks_base, p->wait_start_ns, now, STARVE_QUEUED,
+				 limit_ticks, hit);
 	}
 	/* Only this CPU drains its list (not now: we are in its tick), others only push at the head. */
 	for (struct task *p = READ_ONCE(rq->wake_list); p; p = READ_ONCE(p->wake_next))
@@ -87,10 +95,12 @@ void starve_report(int cpu, const struct starve_hit *hit)
 			hit->p->name, hit->queued);
 	else
 		kprintf("starvation: task %u (%s) has waited %llu ms %s cpu%d, which took %u ticks meanwhile "
-			"without running it\n",
+			"without running it%s\n",
 			(unsigned)hit->p->tid, hit->p->name, (unsigned long long)(hit->ns / NSEC_PER_MSEC),
 			hit->where == STARVE_WAKE_LIST ? "on the wake list of" : "queued on", cpu,
-			(unsigned)hit->ticks);
+			(unsigned)hit->ticks,
+			hit->where == STARVE_QUEUED ? ", while the CPU idled or ran a task further ahead in vruntime "
+						      "than the limit" : "");
 	sched_report_cpu("starvation: ", cpu);
 	sched_report_task("starvation: ", hit->p);
 }
