@@ -120,12 +120,9 @@ static void update_task_avg(struct task *p, uint64_t now, bool runnable, bool ru
  *
  * A tick that ends past its next slot (it waited for a lock, its vCPU was
  * descheduled) goes a whole period from its own end, not from its start:
- * re-armed in the past, the timer would fire again before the interrupt
- * returned, the GIC dispatcher would take it in the same loop, and a CPU
- * whose ticks all run long would never reach sched_irq_exit(), where it
- * reschedules; it would tick on with need_resched set and its tasks
- * stranded (Linux's hrtimer_interrupt() defers its next event the same way
- * when an interrupt overran).
+ * re-armed in the past it would fire again before the interrupt returned
+ * (timers_run() also holds the next interrupt back after any overrun, so
+ * that the CPU reaches sched_irq_exit(), where it reschedules).
  */
 static void tick_fn(struct timer *t)
 {
@@ -173,7 +170,8 @@ static uint64_t tick_stop_idle(struct rq *rq)
 
 /*
  * Soft-lockup watchdog: a CPU whose tick runs (it is not idle) but which
- * has not ticked for WATCHDOG_NS is stuck with IRQs off or spinning in the
+ * has not ticked for WATCHDOG_NS, and is not in a timer callback begun
+ * less than WATCHDOG_NS ago, is stuck with IRQs off or spinning in the
  * kernel. Busy CPUs check each other from their ticks (an idle system has
  * nothing to hang); the stuck CPU cannot be interrupted, so the report
  * gives what is known about it and the checker's own backtrace.
@@ -188,14 +186,24 @@ static void watchdog_check(const struct rq *self, uint64_t now)
 		uint64_t last = READ_ONCE(rq->last_tick_ns);
 		const struct task *curr = READ_ONCE(rq->curr);
 		struct timers_diag td;
-		char in_cb[64] = "";
+		char in_cb[128] = "";
 
 		if (rq == self || !sched_cpu_online_now(cpu) || READ_ONCE(rq->tick_stopped) ||
 		    last == 0 || now < last || now - last < WATCHDOG_NS)
 			continue;
 		timers_diag(cpu, &td);
+		/*
+		 * Working through a backlog of expired timers (a vCPU the host
+		 * did not run for a while, each wake-up waiting for locks whose
+		 * holders the host preempted) is slow progress, not a stall: the
+		 * limit applies to one callback, not to the whole interrupt.
+		 */
+		if (td.running && now >= td.current_start_ns && now - td.current_start_ns < WATCHDOG_NS)
+			continue;
 		if (td.running)
-			ksnprintf(in_cb, sizeof(in_cb), ", still in its timer callback at 0x%x", (unsigned)td.current_fn);
+			ksnprintf(in_cb, sizeof(in_cb), ", still in its timer callback at 0x%x since %llu ms, after %u callbacks",
+				  (unsigned)td.current_fn, (unsigned long long)(td.current_start_ns / NSEC_PER_MSEC),
+				  td.callbacks_run);
 		panic("watchdog: cpu%d made no scheduling progress for %llu ms (running %s, tick stalled since %llu ms; "
 		      "%u timers, next at %lld ms, hardware set for %lld ms, timer interrupt last handled at %llu ms%s)",
 		      cpu, (unsigned long long)((now - last) / NSEC_PER_MSEC), curr ? curr->name : "?",

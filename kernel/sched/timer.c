@@ -16,6 +16,8 @@ struct timer_base {
 	uint64_t programmed;
 	uint64_t last_run_ns;	/* when timers_run() last started (diagnostics) */
 	timer_fn current_fn;	/* the callback being run, if any (diagnostics) */
+	uint64_t current_start_ns;	/* when it began (diagnostics) */
+	unsigned int callbacks_run;	/* by the timers_run() in progress or last (diagnostics) */
 	uint64_t hold_until;	/* after an overrun: no interrupt before this */
 	uint64_t overruns;	/* timers_run() ended with its next timer already due */
 	struct timer *heap[TIMERS_PER_CPU];
@@ -220,6 +222,8 @@ void timers_diag(int cpu, struct timers_diag *d)
 	d->programmed = READ_ONCE(b->programmed);
 	d->last_run_ns = READ_ONCE(b->last_run_ns);
 	d->current_fn = (uintptr_t)READ_ONCE(b->current_fn);
+	d->current_start_ns = READ_ONCE(b->current_start_ns);
+	d->callbacks_run = READ_ONCE(b->callbacks_run);
 	d->overruns = READ_ONCE(b->overruns);
 }
 
@@ -231,14 +235,17 @@ void timers_run(uint64_t now)
 	/* Callbacks re-arm timers (the tick does): program the hardware once, below. */
 	b->running = true;
 	b->last_run_ns = now;
+	b->callbacks_run = 0;
 	while (b->nr && b->heap[0]->expires <= now) {
 		struct timer *t = b->heap[0];
 
 		heap_remove(b, t);
 		b->current_fn = t->fn;
+		b->current_start_ns = arch_now_ns();
 		spin_unlock_irqrestore(&b->lock, flags);
 		t->fn(t);
 		flags = spin_lock_irqsave(&b->lock);
+		b->callbacks_run++;
 	}
 	b->current_fn = 0;
 	b->running = false;
