@@ -35,6 +35,8 @@ struct shell_cmd {
 };
 
 void shell_init(const struct shell_io *io);
+/* The portable kernel's commands (kernel/console/commands.c), the same on every engine. */
+void kernel_commands_register(void);
 /* Forget every command and any partial line (for tests). */
 void shell_reset(void);
 /* 0 on success; -1 if the name is taken or the table is full. */

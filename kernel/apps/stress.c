@@ -19,6 +19,7 @@
 #include "arch/barrier.h"
 #include "kernel/cmdline.h"
 #include "kernel/printk.h"
+#include "kernel/random.h"
 #include "kernel/sched.h"
 #include "kernel/sched_report.h"
 #include "kernel/shell.h"
@@ -51,16 +52,6 @@ static struct {
 	bool running;
 } st;
 
-static uint32_t xorshift(uint32_t *s)
-{
-	uint32_t x = *s;
-
-	x ^= x << 13;
-	x ^= x >> 17;
-	x ^= x << 5;
-	return *s = x ? x : 1;
-}
-
 static void send_token(struct worker *to)
 {
 	__atomic_fetch_add(&to->owed, 1, __ATOMIC_RELAXED);
@@ -92,7 +83,7 @@ static void consume(struct worker *me, uint64_t deadline)
 
 static uint32_t random_mask(uint32_t *rng)
 {
-	uint32_t m = xorshift(rng) & st.all_mask;
+	uint32_t m = xorshift32(rng) & st.all_mask;
 
 	return m ? m : st.all_mask;
 }
@@ -105,29 +96,29 @@ static void worker_fn(void *arg)
 	while (!READ_ONCE(st.go))
 		task_sleep_ns(NSEC_PER_MSEC);
 	while (arch_now_ns() < st.end_ns) {
-		uint32_t r = xorshift(&me->rng);
+		uint32_t r = xorshift32(&me->rng);
 
 		switch (r % 8) {
 		case 0:
 		case 1:
 		case 2:
-			send_token(&st.w[xorshift(&me->rng) % (uint32_t)st.nr]);
+			send_token(&st.w[xorshift32(&me->rng) % (uint32_t)st.nr]);
 			me->sent++;
 			break;
 		case 3:
-			task_sleep_ns(xorshift(&me->rng) % 2000 * NSEC_PER_USEC);
+			task_sleep_ns(xorshift32(&me->rng) % 2000 * NSEC_PER_USEC);
 			me->sleeps++;
 			break;
 		case 4:
-			task_set_affinity(st.w[xorshift(&me->rng) % (uint32_t)st.nr].task, random_mask(&me->rng));
+			task_set_affinity(st.w[xorshift32(&me->rng) % (uint32_t)st.nr].task, random_mask(&me->rng));
 			me->affinity_changes++;
 			break;
 		case 5:
-			task_set_nice(me->task, (int)(xorshift(&me->rng) % 40) - 20);
+			task_set_nice(me->task, (int)(xorshift32(&me->rng) % 40) - 20);
 			me->nice_changes++;
 			break;
 		default:
-			consume(me, arch_now_ns() + xorshift(&me->rng) % 3000 * NSEC_PER_USEC);
+			consume(me, arch_now_ns() + xorshift32(&me->rng) % 3000 * NSEC_PER_USEC);
 			break;
 		}
 	}
@@ -163,17 +154,17 @@ static void churn_fn(void *arg)
 	uint32_t rng = (uint32_t)(uintptr_t)arg | 1;
 
 	while (!READ_ONCE(st.stop)) {
-		struct task *t = task_create("short", short_fn, (void *)(uintptr_t)(xorshift(&rng) % 20000),
-					     (int)(xorshift(&rng) % 40) - 20, random_mask(&rng));
+		struct task *t = task_create("short", short_fn, (void *)(uintptr_t)(xorshift32(&rng) % 20000),
+					     (int)(xorshift32(&rng) % 40) - 20, random_mask(&rng));
 
 		if (t) {
-			if (xorshift(&rng) & 1)
+			if (xorshift32(&rng) & 1)
 				task_detach(t);
 			else
 				task_join(t);
 			__atomic_fetch_add(&st.churned, 1, __ATOMIC_RELAXED);
 		}
-		task_sleep_ns(xorshift(&rng) % 500 * NSEC_PER_USEC);
+		task_sleep_ns(xorshift32(&rng) % 500 * NSEC_PER_USEC);
 	}
 }
 
@@ -182,7 +173,7 @@ static void packer_fn(void *arg)
 	uint32_t rng = (uint32_t)(uintptr_t)arg | 1;
 
 	while (!READ_ONCE(st.stop)) {
-		pack_set_policy(pack_policy_at((int)(xorshift(&rng) % (uint32_t)pack_policy_count())));
+		pack_set_policy(pack_policy_at((int)(xorshift32(&rng) % (uint32_t)pack_policy_count())));
 		__atomic_fetch_add(&st.pack_switches, 1, __ATOMIC_RELAXED);
 		task_sleep_ns(200 * NSEC_PER_MSEC);
 	}

@@ -11,6 +11,7 @@
  * At the end every wait is abandoned through the stop flag (and a wake-up
  * of each worker), as rt-app's end of run does.
  */
+#include "kernel/random.h"
 #include "kernel/stress_sync.h"
 
 #include "arch/barrier.h"
@@ -47,16 +48,6 @@ static struct {
 	uint32_t seed;
 } ss;
 
-static uint32_t rnd(uint32_t *s)
-{
-	uint32_t x = *s;
-
-	x ^= x << 13;
-	x ^= x >> 17;
-	x ^= x << 5;
-	return *s = x ? x : 1;
-}
-
 static bool stopping(void)
 {
 	return READ_ONCE(ss.stop);
@@ -64,7 +55,7 @@ static bool stopping(void)
 
 static void nap(uint32_t *rng, uint32_t max_us)
 {
-	task_sleep_ns((uint64_t)(rnd(rng) % max_us) * NSEC_PER_USEC);
+	task_sleep_ns((uint64_t)(xorshift32(rng) % max_us) * NSEC_PER_USEC);
 }
 
 static void violation(const char *what)
@@ -78,7 +69,7 @@ static void mutex_worker(void *arg)
 	uint32_t rng = ss.seed ^ (uint32_t)(uintptr_t)arg;
 
 	while (!stopping()) {
-		int k = (int)(rnd(&rng) % NR_MUTEXES);
+		int k = (int)(xorshift32(&rng) % NR_MUTEXES);
 
 		if (mutex_lock_stoppable(&ss.m[k], &ss.stop) != MUTEX_OK)
 			break;
@@ -87,7 +78,7 @@ static void mutex_worker(void *arg)
 		if (mutex_owner(&ss.m[k]) != current_task())
 			violation("a mutex held by someone else inside its critical section");
 		__atomic_fetch_add(&ss.acquisitions, 1, __ATOMIC_RELAXED);
-		if (rnd(&rng) % 4 == 0)
+		if (xorshift32(&rng) % 4 == 0)
 			nap(&rng, 200);		/* sleep holding it: waiters must queue */
 		else
 			for (volatile int i = 0; i < 200; i++)
@@ -107,7 +98,7 @@ static void producer(void *arg)
 			break;
 		ss.items++;
 		ss.produced++;
-		if (rnd(&rng) % 8 == 0)
+		if (xorshift32(&rng) % 8 == 0)
 			cond_broadcast(&ss.qcond);
 		else
 			cond_signal(&ss.qcond);

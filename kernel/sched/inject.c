@@ -10,6 +10,7 @@
 #include "kernel/cmdline.h"
 #include "kernel/panic.h"
 #include "kernel/printk.h"
+#include "kernel/random.h"
 #include "kernel/shell.h"
 #include "kernel/timer.h"
 
@@ -29,16 +30,6 @@ static struct {
 	uint32_t rng[CONFIG_NR_CPUS];	/* each CPU's own stream: runs replay for a seed */
 	uint64_t count[INJECT_NR_POINTS];
 } inj;
-
-static uint32_t xorshift(uint32_t *s)
-{
-	uint32_t x = *s;
-
-	x ^= x << 13;
-	x ^= x >> 17;
-	x ^= x << 5;
-	return *s = x ? x : 1;
-}
 
 void inject_configure(uint32_t seed, uint32_t mask, uint32_t min_us, uint32_t max_us, uint32_t permille,
 		      uint32_t cpus)
@@ -76,7 +67,7 @@ void inject_delay(enum inject_point point)
 	/* IRQs off: the draw stays on this CPU's stream even in task context. */
 	flags = arch_irq_save();
 	cpu = arch_cpu_id();
-	r = xorshift(&inj.rng[cpu]);
+	r = xorshift32(&inj.rng[cpu]);
 	arch_irq_restore(flags);
 	if (cpu >= 32 || !(inj.cpus & (1u << cpu)))
 		return;

@@ -301,14 +301,7 @@ static void boot(void)
 	/* Commands first (rt-app calibrates on CPU0 as at boot), then the script is checked. */
 	shell_init(&io);
 	SHELL_REGISTER_TABLE(port_commands);
-	sched_commands_register();
-	pack_commands_register();
-	energy_commands_register();
-	bench_commands_register();
-	jobs_register();
-	taskset_register();
-	trace_commands_register();
-	rtapp_commands_register();
+	kernel_commands_register();
 	check_script();
 	result_board = board;
 	result_engine = "sim";
