@@ -132,6 +132,7 @@ struct rq {
 	struct task *deferred_push;	/* runnable but no longer allowed here */
 	struct task *yield_skip;	/* curr called task_yield(): pick another if any */
 	struct task *deferred_free;	/* detached task that just exited */
+	uint64_t tick_overruns;		/* ticks that ended past their next slot (tick_fn) */
 #ifdef CONFIG_SCHED_DEBUG
 	struct task *switched_from;	/* off its CPU once the switch is done (on_cpu) */
 	uint64_t nr_irq_exits;		/* sched_irq_exit() calls: a CPU that ticks but never gets here is stuck in IRQs */

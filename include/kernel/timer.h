@@ -52,9 +52,7 @@ struct timers_diag {
 	uint64_t programmed;	/* deadline the hardware was last set for (0: fired, being handled) */
 	uint64_t last_run_ns;	/* when timers_run() last started */
 	uintptr_t current_fn;	/* address of the callback it is in, 0: none */
-	uint64_t current_start_ns;	/* when that callback began */
 	unsigned int callbacks_run;	/* callbacks done by the timers_run() in progress (or the last) */
-	uint64_t overruns;	/* interrupts that ended with the next timer already due */
 };
 void timers_diag(int cpu, struct timers_diag *d);
 /* A time in whole ms for a report; TIMER_NEVER as -1. */

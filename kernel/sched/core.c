@@ -119,22 +119,31 @@ static void update_task_avg(struct task *p, uint64_t now, bool runnable, bool ru
  * for all callbacks, so the re-arm is only a heap move.
  *
  * A tick that ends past its next slot (it waited for a lock, its vCPU was
- * descheduled) goes a whole period from its own end, not from its start:
- * re-armed in the past it would fire again before the interrupt returned
- * (timers_run() also holds the next interrupt back after any overrun, so
- * that the CPU reaches sched_irq_exit(), where it reschedules).
+ * descheduled, the interrupt's other work outlasted a period) has overrun.
+ * Re-armed on the grid it would fire again before the interrupt returned,
+ * the dispatcher would take it in the same loop, and a CPU whose ticks keep
+ * overrunning would never reach sched_irq_exit(), where it reschedules: it
+ * would tick on with need_resched set and its tasks stranded. So the next
+ * tick waits a period plus as long as this one was late (at most
+ * TICK_HOLD_MAX_NS), leaving the CPU time outside its interrupts, as
+ * Linux's hrtimer_interrupt() holds its next event back after a hang.
  */
+#define TICK_HOLD_MAX_NS (100ull * NSEC_PER_MSEC)
+
 static void tick_fn(struct timer *t)
 {
 	struct rq *rq = t->arg;
 
 	sched_tick();
 	if (!rq->tick_stopped) {
-		/* Stay on the tick grid; skip ticks that were missed rather than bunch them. */
 		uint64_t now = arch_now_ns(), next = t->expires + tick_period_ns();
 
-		if (next <= now)
-			next = now + tick_period_ns();
+		if (next <= now) {
+			uint64_t late = now - t->expires;
+
+			next = now + tick_period_ns() + (late < TICK_HOLD_MAX_NS ? late : TICK_HOLD_MAX_NS);
+			rq->tick_overruns++;
+		}
 		timer_arm(t, next);
 	}
 }
@@ -170,14 +179,20 @@ static uint64_t tick_stop_idle(struct rq *rq)
 
 /*
  * Soft-lockup watchdog: a CPU whose tick runs (it is not idle) but which
- * has not ticked for WATCHDOG_NS, and is not in a timer callback begun
- * less than WATCHDOG_NS ago, is stuck with IRQs off or spinning in the
- * kernel. Busy CPUs check each other from their ticks (an idle system has
- * nothing to hang); the stuck CPU cannot be interrupted, so the report
- * gives what is known about it and the checker's own backtrace.
+ * has not ticked for WATCHDOG_NS, and has not finished a timer callback
+ * for as long, is stuck with IRQs off or spinning in the kernel. Busy CPUs
+ * check each other from their ticks (an idle system has nothing to hang);
+ * the stuck CPU cannot be interrupted, so the report gives what is known
+ * about it and the checker's own backtrace.
  */
 #define WATCHDOG_NS (2ull * NSEC_PER_SEC)
 #define WATCHDOG_CHECK_TICKS 64
+
+/* A CPU seen working through its timer callbacks: how many it had done, and when that was seen. */
+static struct {
+	unsigned int callbacks;
+	uint64_t seen_ns;
+} watchdog_progress[CONFIG_NR_CPUS];
 
 static void watchdog_check(const struct rq *self, uint64_t now)
 {
@@ -195,15 +210,19 @@ static void watchdog_check(const struct rq *self, uint64_t now)
 		/*
 		 * Working through a backlog of expired timers (a vCPU the host
 		 * did not run for a while, each wake-up waiting for locks whose
-		 * holders the host preempted) is slow progress, not a stall: the
-		 * limit applies to one callback, not to the whole interrupt.
+		 * holders the host preempted) is slow progress, not a stall:
+		 * the limit runs from the last callback seen to finish. Checkers
+		 * race on the record harmlessly: any of them may refresh it.
 		 */
-		if (td.running && now >= td.current_start_ns && now - td.current_start_ns < WATCHDOG_NS)
+		if (td.running && td.callbacks_run != READ_ONCE(watchdog_progress[cpu].callbacks)) {
+			WRITE_ONCE(watchdog_progress[cpu].callbacks, td.callbacks_run);
+			WRITE_ONCE(watchdog_progress[cpu].seen_ns, now);
+		}
+		if (td.running && now - READ_ONCE(watchdog_progress[cpu].seen_ns) < WATCHDOG_NS)
 			continue;
 		if (td.running)
-			ksnprintf(in_cb, sizeof(in_cb), ", still in its timer callback at 0x%x since %llu ms, after %u callbacks",
-				  (unsigned)td.current_fn, (unsigned long long)(td.current_start_ns / NSEC_PER_MSEC),
-				  td.callbacks_run);
+			ksnprintf(in_cb, sizeof(in_cb), ", still in its timer callback at 0x%x after %u callbacks",
+				  (unsigned)td.current_fn, td.callbacks_run);
 		panic("watchdog: cpu%d made no scheduling progress for %llu ms (running %s, tick stalled since %llu ms; "
 		      "%u timers, next at %lld ms, hardware set for %lld ms, timer interrupt last handled at %llu ms%s)",
 		      cpu, (unsigned long long)((now - last) / NSEC_PER_MSEC), curr ? curr->name : "?",

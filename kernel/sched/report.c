@@ -24,8 +24,8 @@ void sched_report_cpu(const char *prefix, int cpu)
 	 * and, on ARM, who took it last and where: a CPU stuck on a lock
 	 * shows whether the queue moves.
 	 */
-	ksnprintf(extra, sizeof(extra), " irq_exits=%llu timer_overruns=%llu last_schedule=%llu ms rq_lock=%u/%u",
-		  (unsigned long long)READ_ONCE(rq->nr_irq_exits), (unsigned long long)td.overruns,
+	ksnprintf(extra, sizeof(extra), " irq_exits=%llu tick_overruns=%llu last_schedule=%llu ms rq_lock=%u/%u",
+		  (unsigned long long)READ_ONCE(rq->nr_irq_exits), (unsigned long long)READ_ONCE(rq->tick_overruns),
 		  (unsigned long long)(READ_ONCE(rq->last_schedule_ns) / NSEC_PER_MSEC),
 		  (unsigned)rq->lock.owner, (unsigned)rq->lock.next);
 #ifdef __arm__

@@ -6,7 +6,6 @@
 #include "arch/barrier.h"
 #include "arch/cpu.h"
 #include "arch/spinlock.h"
-#include "arch/timer.h"
 #include "kernel/panic.h"
 
 struct timer_base {
@@ -16,20 +15,9 @@ struct timer_base {
 	uint64_t programmed;
 	uint64_t last_run_ns;	/* when timers_run() last started (diagnostics) */
 	timer_fn current_fn;	/* the callback being run, if any (diagnostics) */
-	uint64_t current_start_ns;	/* when it began (diagnostics) */
 	unsigned int callbacks_run;	/* by the timers_run() in progress or last (diagnostics) */
-	uint64_t hold_until;	/* after an overrun: no interrupt before this */
-	uint64_t overruns;	/* timers_run() ended with its next timer already due */
 	struct timer *heap[TIMERS_PER_CPU];
 };
-
-/*
- * After an overrun the next interrupt waits as long as the callbacks took
- * (at least HOLD_MIN_NS, at most HOLD_MAX_NS), as Linux's
- * hrtimer_interrupt() does when it detects a hang.
- */
-#define HOLD_MIN_NS 100000ull
-#define HOLD_MAX_NS 100000000ull
 
 static struct timer_base bases[CONFIG_NR_CPUS];
 
@@ -107,8 +95,6 @@ static void reprogram(struct timer_base *b)
 
 	if (b->running)
 		return;
-	if (next < b->hold_until)
-		next = b->hold_until;
 	if (next != b->programmed) {
 		b->programmed = next;
 		arch_timer_program(next);
@@ -122,7 +108,6 @@ void timers_init_cpu(int cpu)
 	b->nr = 0;
 	b->running = false;
 	b->programmed = TIMER_NEVER;
-	b->hold_until = 0;
 	b->lock = (spinlock_t)SPINLOCK_INIT;
 }
 
@@ -222,9 +207,7 @@ void timers_diag(int cpu, struct timers_diag *d)
 	d->programmed = READ_ONCE(b->programmed);
 	d->last_run_ns = READ_ONCE(b->last_run_ns);
 	d->current_fn = (uintptr_t)READ_ONCE(b->current_fn);
-	d->current_start_ns = READ_ONCE(b->current_start_ns);
 	d->callbacks_run = READ_ONCE(b->callbacks_run);
-	d->overruns = READ_ONCE(b->overruns);
 }
 
 void timers_run(uint64_t now)
@@ -241,7 +224,6 @@ void timers_run(uint64_t now)
 
 		heap_remove(b, t);
 		b->current_fn = t->fn;
-		b->current_start_ns = arch_now_ns();
 		spin_unlock_irqrestore(&b->lock, flags);
 		t->fn(t);
 		flags = spin_lock_irqsave(&b->lock);
@@ -249,28 +231,6 @@ void timers_run(uint64_t now)
 	}
 	b->current_fn = 0;
 	b->running = false;
-	/*
-	 * Overran: the callbacks (a tick that waited for a lock, a vCPU the
-	 * host stopped inside them) took so long that the next timer is
-	 * already due. Programmed now, it would fire before the interrupt
-	 * returned, the dispatcher would take it in the same loop, and a CPU
-	 * whose callbacks keep overrunning would never leave its interrupts,
-	 * where it reschedules: it would tick on with need_resched set and its
-	 * tasks stranded. The next interrupt waits as long as this one took,
-	 * so at least half the time is spent outside.
-	 */
-	{
-		uint64_t end = arch_now_ns();
-
-		b->hold_until = 0;
-		if (b->nr && b->heap[0]->expires <= end) {
-			uint64_t hold = end - now;
-
-			hold = hold < HOLD_MIN_NS ? HOLD_MIN_NS : hold > HOLD_MAX_NS ? HOLD_MAX_NS : hold;
-			b->hold_until = end + hold;
-			b->overruns++;
-		}
-	}
 	/* The hardware fired: whatever is next must be programmed anew. */
 	b->programmed = 0;
 	reprogram(b);
