@@ -694,7 +694,9 @@ static void enqueue_on(struct task *p, int target, int flags)
 	 * whose drain has not begun (it empties the list in one exchange, ours
 	 * included). A kick per push let a CPU whose drains were slow (its rq
 	 * lock held by a stalled vCPU) take IPIs back to back, never reaching
-	 * its timer interrupt.
+	 * its timer interrupt. p->wake_next is read after the push: it can only
+	 * have changed if the target drained p, ran it and someone pushed it
+	 * again, and then our push needs no kick any more.
 	 */
 	if (!p->wake_next)
 		arch_send_reschedule(target);
