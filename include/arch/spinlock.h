@@ -77,21 +77,22 @@ static inline void spin_lock(spinlock_t *l)
 /* Take the lock only if it is free now: no ticket is taken, nobody waits behind us (Linux's arch_spin_trylock). */
 static inline bool spin_trylock(spinlock_t *l)
 {
-	uint32_t old, contended, fail;
+	uint32_t old = 0, res = 1;
 
-	do {
-		/* owner == next (the word equals itself rotated by a half) and only then the store. */
-		__asm__ volatile("	ldrex	%0, [%3]\n"
-				 "	mov	%2, #0\n"
-				 "	subs	%1, %0, %0, ror #16\n"
-				 "	addeq	%0, %0, %4\n"
-				 "	strexeq	%2, %0, [%3]"
-				 : "=&r"(old), "=&r"(contended), "=&r"(fail)
-				 : "r"(&l->word), "I"(1u << SPIN_TICKET_SHIFT)
-				 : "cc", "memory");
-	} while (fail);
-	if (contended)
-		return false;
+	/* owner == next (the word equals itself rotated by a half), and only then a ticket. */
+	__asm__ volatile("1:	ldrex	%0, [%2]\n"
+			 "	subs	%1, %0, %0, ror #16\n"
+			 "	bne	2f\n"
+			 "	add	%0, %0, %3\n"
+			 "	strex	%1, %0, [%2]\n"
+			 "	teq	%1, #0\n"
+			 "	bne	1b\n"
+			 "2:"
+			 : "+&r"(old), "+&r"(res)
+			 : "r"(&l->word), "I"(1u << SPIN_TICKET_SHIFT)
+			 : "cc", "memory");
+	if (res != 0)
+		return false;	/* contended: the difference of the halves */
 	__asm__ volatile("dmb ish" ::: "memory");
 	spin_note_holder(l);
 	return true;
