@@ -258,42 +258,6 @@ static bool cpu_is_a15(void)
 
 /* ---------------------------------------------------------------- DT */
 
-/* Translate a bus address of @node's reg into a CPU address through the parents' ranges. */
-static bool dt_translate(const struct fdt *fdt, int node, uint64_t *addr)
-{
-	for (int bus = fdt_parent(fdt, node); bus >= 0 && fdt_parent(fdt, bus) >= 0; bus = fdt_parent(fdt, bus)) {
-		int up = fdt_parent(fdt, bus), len, ca, pa, sc, entry;
-		const uint8_t *p = fdt_getprop(fdt, bus, "ranges", &len);
-		bool hit = false;
-
-		if (!p)
-			return false;		/* no ranges: not memory-mapped */
-		if (len == 0)
-			continue;		/* empty ranges: identity */
-		ca = fdt_address_cells(fdt, bus);
-		pa = fdt_address_cells(fdt, up);
-		sc = fdt_size_cells(fdt, bus);
-		if (ca < 1 || ca > 2 || pa < 1 || pa > 2 || sc < 1 || sc > 2)
-			return false;
-		entry = (ca + pa + sc) * 4;
-		if (len % entry)
-			return false;
-		for (int off = 0; off < len && !hit; off += entry) {
-			uint64_t child = fdt_read_cells(p + off, ca);
-			uint64_t parent = fdt_read_cells(p + off + ca * 4, pa);
-			uint64_t size = fdt_read_cells(p + off + (ca + pa) * 4, sc);
-
-			if (*addr >= child && *addr - child < size) {
-				*addr = parent + (*addr - child);
-				hit = true;
-			}
-		}
-		if (!hit)
-			return false;
-	}
-	return true;
-}
-
 /* The CCI slave-interface base for cluster @cl; sets *ifno. 0 if none. */
 static uintptr_t dt_cci_port(const struct fdt *fdt, int cci, uint32_t cl, bool a15, int *ifno)
 {
@@ -330,7 +294,7 @@ static uintptr_t dt_cci_port(const struct fdt *fdt, int cci, uint32_t cl, bool a
 		return 0;
 	*ifno = (int)(addr / 0x1000u) - 1;	/* slave interface n is at 0x1000 * (n + 1) */
 	/* Through the CCI node's ranges; without them, offsets from its own reg. */
-	if (!dt_translate(fdt, port, &addr))
+	if (fdt_translate(fdt, port, &addr, NULL) != FDT_OK)
 		addr += base;
 	return (uintptr_t)addr;
 }
