@@ -211,14 +211,20 @@ while [ $# -gt 0 ]; do
 done
 shift
 [ "${1:-}" = "--" ] && shift
+# sshd gives the session the user's login shell in SHELL; parallel's remote
+# worker runs the job with $SHELL (unset, the job silently does not run).
+SHELL=$(getent passwd "$(id -u)" | cut -d: -f7)
+export SHELL="${SHELL:-/bin/sh}"
 exec /bin/sh -c "$*"
 """
 
 
-def test_parallel_on_another_host_with_transfer_and_return():
+def test_parallel_on_another_host_with_basefile_and_return():
     """The README's scale-out: `parallel --sshloginfile` runs each cell in the
-    other host's checkout (--workdir), --transferfile sends a workload made here,
-    --return brings the result file back, --cleanup removes both there. The
+    other host's checkout (--workdir), --basefile sends a workload made here once
+    before the first cell (--transferfile would be removed by the first cell's
+    --cleanup while the others may still read it), --return brings the result
+    file back, --cleanup removes both there. The
     other host is a second checkout on this machine behind a stand-in ssh (rsync
     runs through it as through ssh)."""
     for prog in ("parallel", "rsync"):
@@ -244,12 +250,15 @@ def test_parallel_on_another_host_with_transfer_and_return():
         with open(os.path.join(d, "plan.tsv"), "w") as f:
             f.write("\n".join(lines) + "\n")
         p = subprocess.run(["parallel", "--ssh", ssh, "--sshloginfile", os.path.join(d, "hosts"), "--workdir", there,
-                            "--transferfile", "wl/mine.json", "--return", "{1}", "--cleanup", "--colsep", "\t",
+                            "--basefile", "wl/mine.json", "--return", "{1}", "--cleanup", "--colsep", "\t",
                             "eval {2}", "::::", os.path.join(d, "plan.tsv")],
                            cwd=here, capture_output=True, text=True, timeout=300)
         assert p.returncode == 0, (p.stdout, p.stderr)
+        # parallel ignores a failed --return: its rsync's complaint is the only trace.
         got = result_files(os.path.join(here, "results"))
-        assert got == ["sim-tc2-energy-rtapp_wl_mine-r0.json", "sim-tc2-off-rtapp_wl_mine-r0.json"], got
+        assert got == ["sim-tc2-energy-rtapp_wl_mine-r0.json", "sim-tc2-off-rtapp_wl_mine-r0.json"], \
+            (got, p.stdout, p.stderr)
+        assert p.stdout.count(": ok, results/sim-tc2-") == 2, p.stdout
         for f in got:
             with open(os.path.join(here, "results", f)) as fh:
                 res = json.load(fh)
