@@ -28,10 +28,12 @@ enum arch_cost_kind {
 	COST_SELECT,		/* select_task_rq() at a wake-up: the policy's choice */
 	COST_WAKEUP,		/* a woken or new task enqueued (the wake-up's lock and rq work) */
 	COST_TICK,		/* sched_tick()'s work and the tick timer's re-arm */
-	COST_IDLE_ENTER,	/* cpu_idle_enter() up to the idle state: governor, rail, accounting */
+	COST_IDLE_ENTER,	/* the idle loop up to cpu_idle_enter()'s timestamp (idle from there on) */
+	COST_IDLE_STATE,	/* from that timestamp to the idle state: governor, rail, power-down */
 	COST_IDLE_EXIT,		/* from the idle state's end back to the idle loop */
 	COST_SLEEP,		/* a task goes to sleep: its timer armed, its state set */
 	COST_SCHEDULE,		/* schedule() up to the pick (the switch itself is the port's) */
+	COST_NOHZ,		/* the tick stopped for idle, or restarted at the pick after it */
 	COST_NR,
 };
 

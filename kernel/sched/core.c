@@ -150,6 +150,7 @@ static void tick_fn(struct timer *t)
 
 static void tick_start(struct rq *rq, uint64_t now)
 {
+	arch_cost(COST_NOHZ);
 	rq->tick_stopped = false;
 	WRITE_ONCE(rq->last_tick_ns, now);	/* the watchdog counts from here */
 	nohz_exit_idle(rq->cpu);
@@ -171,6 +172,7 @@ static uint64_t tick_stop_idle(struct rq *rq)
 		return next;
 	if (next < tick_timers[rq->cpu].expires)
 		return next;
+	arch_cost(COST_NOHZ);
 	timer_cancel(&tick_timers[rq->cpu]);
 	rq->tick_stopped = true;
 	nohz_enter_idle(rq->cpu);

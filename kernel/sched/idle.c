@@ -110,6 +110,7 @@ void cpu_idle_enter(int cpu, uint64_t next_timer_ns)
 		ci->unreflected_ns = UINT64_MAX;
 	}
 	now = arch_now_ns();
+	arch_cost(COST_IDLE_STATE);	/* after the timestamp: residency counts it as idle, as on the board */
 	sleep_ns = next_timer_ns == TIMER_NEVER ? UINT64_MAX : next_timer_ns > now ? next_timer_ns - now : 0;
 	state = idle_gov_select(&ci->gov, ci->states, ci->nr_states, sleep_ns, idle_latency_limit_ns);
 	/* No broadcast timer: a pending timer must keep running (kernel/warmboot.h). */

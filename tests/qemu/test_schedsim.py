@@ -95,6 +95,11 @@ def test_sysbench_request_cost_matches_qemu():
         assert abs(ts - tq) <= 0.02 * tq, (board, tq, ts)
 
 
+def pack_counters(out, cpu):
+    line = re.search(r"^pack: cpu%d .*$" % cpu, out, re.M).group(0)
+    return dict((k, int(v)) for k, v in re.findall(r"(\w+)=(\d+)", line) if k != "buddy")
+
+
 def test_single_thread_cyclictest_agrees_with_qemu():
     # Residency, cluster off time and energy within 5% of QEMU on qemu-tc2's DT,
     # where QEMU is exact (one CPU busy at a time; the sim runs every CPU at
@@ -109,11 +114,36 @@ def test_single_thread_cyclictest_agrees_with_qemu():
                 "cpu2_idle_us"):
         a, b = int(rq[key]), int(rs[key])
         assert abs(a - b) <= 0.05 * max(a, 1), (key, a, b)
-    # Where the wake-ups went: every one to the A7 buddy, in both.
+    # Where the wake-ups went: every one to the A7 buddy, in both. Why (packed or
+    # waiting) is not compared at this interval: it equals the tick period, the
+    # tick's phase against the task's timer is fixed by the first wake-up and
+    # decides for the whole run whether the tick falls in the wakee's wait
+    # (docs/schedsim.md, "Where the engines differ").
     for out in (q.output, s.stdout):
-        m = re.search(r"^pack: cpu2 buddy=2 packed=(\d+) no_buddy=0 not_light=0 not_allowed=0 buddy_busy=0 "
-                      r"waiting=(\d+)$", out, re.M)
-        assert m and int(m.group(1)) + int(m.group(2)) >= 2990, out[-1500:]
+        c = pack_counters(out, 2)
+        assert c["packed"] + c["waiting"] >= 2990 and c["packed"] + c["waiting"] == sum(c.values()), out[-1500:]
+
+
+def test_pack_reasons_agree_with_qemu_within_two_percent_of_decisions():
+    # At an interval the tick does not lock onto, the reasons themselves: the
+    # seeds' waiting rule (waiting > 3/8 of runnable) sits near cyclictest's
+    # ratio (~0.42 under QEMU), so this fails if the simulator's kernel costs
+    # fall on the wrong side of the enqueue's or the pick's timestamp (before
+    # they were placed by measurement, packed 2 291 here vs QEMU's 195).
+    script = "cyclictest -t 1 -q -i 1237 -e 1000000 -D 3; pack"
+    q = boot("qemu-tc2", run=script, timeout=120)
+    assert q.status == 0, q
+    s = sim("qemu-tc2", script, "--speed=uniform")
+    assert s.returncode == 0, s.stderr
+    for cpu in range(5):
+        cq, cs = pack_counters(q.output, cpu), pack_counters(s.stdout, cpu)
+        decisions = max(sum(cq.values()), 1)
+        for reason in cq:
+            assert abs(cq[reason] - cs[reason]) <= max(1, 0.02 * decisions), (cpu, reason, cq, cs)
+    rq, rs = result(q.output, "cyclictest"), result(s.stdout, "cyclictest")
+    for key in ("energy", "cpu2_busy_us"):
+        a, b = int(rq[key]), int(rs[key])
+        assert abs(a - b) <= 0.05 * a, (key, a, b)
 
 
 def test_periodic_rtapp_task_agrees_with_qemu():

@@ -1,40 +1,53 @@
 /*
  * What the kernel's own work costs in the simulator (docs/schedsim.md):
- * instructions at capacity 1024, from the kernel's measurement of itself
- * under QEMU icount (bench/results.md, qemu-tc2: one instruction is one
- * ns), split where the kernel marks them (include/arch/cost.h) so that each
- * path adds up to what was measured end to end, and so that the pieces fall
- * on the right side of the timestamps the scheduler takes (a wakee waits
- * from its enqueue to the pick: its PELT "waiting" depends on it):
- *   local wake-up from idle (expiry -> task runs, measured 864): idle exit
- *     100 + IRQ entry 150 + select 132 + enqueue 160 + IRQ exit 50 +
- *     schedule 60 + switch 214 = 866;
- *   tick interrupt (measured 675): IRQ 150 + 50 + tick 475;
- *   idle entry + exit (measured 720 .. 752): 640 + 100;
- *   remote wake-up (measured 1 364): waker IRQ 150 + select 132 + IPI
- *     send 100; target idle exit 100 + IRQ 150 + IPI receive (wake list
- *     drain) 248 + enqueue 160 + IRQ exit 50 + schedule 60 + switch 214;
- *   context switch, yield to yield (measured 274): schedule 60 + switch 214;
- *   a task going to sleep (its timer armed, state set; calibrated so that
- *     cyclictest -t 1's busy time per wake-up, 2.67 us under QEMU, comes
- *     out): 215.
+ * instructions at capacity 1024, measured under QEMU icount on qemu-tc2 (one
+ * instruction is one ns) between the points where the kernel marks its costs
+ * (include/arch/cost.h) and the timestamps the scheduler takes, so that each
+ * piece falls on the same side of each timestamp as on the board: a woken
+ * task waits from its enqueue's timestamp to the pick's, and PELT's
+ * "waiting" (the pack buddy's waiting rule) and the idle residency depend on
+ * it. Measured on cyclictest -t 1's wake-up from idle and on microbench
+ * wake_remote's, each mark costing 54 instructions subtracted (2026-12-04):
+ *   idle state's end -> IRQ handler                 122  idle_exit
+ *   IRQ handler -> the expired timer's callback    ~160  irq 20 + timer 140
+ *   wake_up() -> the enqueue's timestamp             317  select (with the
+ *                                                         policy's choice)
+ *   the enqueue's timestamp -> IRQ exit       252..431  wakeup 400 (activate,
+ *                                                         unlock, the timer
+ *                                                         interrupt's tail)
+ *   IRQ exit -> schedule() -> the pick's timestamp 25 + 30
+ *   the pick's timestamp -> the next context      ~292  switch (pick, account,
+ *                                                         switch, return)
+ *   tick restarted at the pick / stopped for idle 132 / 158  nohz 145
+ *   a woken task's run and its way to sleep        260  sleep (cyclictest's
+ *                                                         loop, timer armed)
+ *   idle loop -> cpu_idle_enter()'s timestamp      188  idle_enter (busy)
+ *   that timestamp -> WFI                          551  idle_state (idle, as
+ *                                                         the kernel counts it)
+ *   tick interrupt's work and re-arm               385  tick
+ *   IPI: handler -> wake list drained              49  ipi_recv; send 100
+ * With them the simulator's cyclictest -t 1 on qemu-tc2's DT comes within 2%
+ * of QEMU's busy time, energy and pack counters (tests/qemu/test_schedsim.py).
  * A CPU of capacity c spends each 1024/c times longer (--speed=capacity).
  */
 #include "tools/schedsim/sim.h"
 
 void sim_cfg_defaults(void)
 {
-	sim_cfg.cost_ns[COST_SELECT] = 132;
-	sim_cfg.cost_ns[COST_WAKEUP] = 160;
-	sim_cfg.cost_ns[COST_TICK] = 475;
-	sim_cfg.cost_ns[COST_IDLE_ENTER] = 640;
-	sim_cfg.cost_ns[COST_IDLE_EXIT] = 100;
-	sim_cfg.cost_ns[COST_SLEEP] = 215;
-	sim_cfg.cost_ns[COST_SCHEDULE] = 60;
-	sim_cfg.switch_ns = 214;
-	sim_cfg.irq_ns = 150;
-	sim_cfg.irq_exit_ns = 50;
+	sim_cfg.cost_ns[COST_SELECT] = 317;
+	sim_cfg.cost_ns[COST_WAKEUP] = 400;
+	sim_cfg.cost_ns[COST_TICK] = 385;
+	sim_cfg.cost_ns[COST_IDLE_ENTER] = 188;
+	sim_cfg.cost_ns[COST_IDLE_STATE] = 551;
+	sim_cfg.cost_ns[COST_IDLE_EXIT] = 122;
+	sim_cfg.cost_ns[COST_SLEEP] = 260;
+	sim_cfg.cost_ns[COST_SCHEDULE] = 30;
+	sim_cfg.cost_ns[COST_NOHZ] = 145;
+	sim_cfg.switch_ns = 292;
+	sim_cfg.irq_ns = 20;
+	sim_cfg.timer_ns = 140;
+	sim_cfg.irq_exit_ns = 25;
 	sim_cfg.ipi_send_ns = 100;
-	sim_cfg.ipi_recv_ns = 248;
+	sim_cfg.ipi_recv_ns = 49;
 	sim_cfg.ipi_latency_ns = 0;
 }

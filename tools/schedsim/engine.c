@@ -190,8 +190,9 @@ static uint64_t jitter(uint64_t ns)
 
 const char *const sim_charge_names[CH_NR] = {
 	[CH_SELECT] = "select", [CH_WAKEUP] = "wakeup", [CH_TICK] = "tick", [CH_IDLE_ENTER] = "idle_enter",
-	[CH_IDLE_EXIT] = "idle_exit", [CH_SLEEP] = "sleep", [CH_SCHEDULE] = "schedule", [CH_SWITCH] = "switch",
-	[CH_IRQ] = "irq", [CH_IRQ_EXIT] = "irq_exit", [CH_IPI_SEND] = "ipi_send", [CH_IPI_RECV] = "ipi_recv",
+	[CH_IDLE_STATE] = "idle_state", [CH_IDLE_EXIT] = "idle_exit", [CH_SLEEP] = "sleep",
+	[CH_SCHEDULE] = "schedule", [CH_NOHZ] = "nohz", [CH_SWITCH] = "switch", [CH_IRQ] = "irq",
+	[CH_TIMER] = "timer", [CH_IRQ_EXIT] = "irq_exit", [CH_IPI_SEND] = "ipi_send", [CH_IPI_RECV] = "ipi_recv",
 };
 static uint64_t charged_ns[CH_NR], charged_n[CH_NR];
 
@@ -252,6 +253,9 @@ void sim_deliver_irqs(void)
 {
 	struct sim_cpu *c = sim_cur;
 
+	/* What fell due while they were masked (the kernel's own time) is taken now, as on a GIC. */
+	if (!c->irq_masked)
+		latch(c);
 	while (!c->irq_masked && (c->irq_timer || c->irq_ipi)) {
 		c->irq_masked = true;
 		sim_charge(CH_IRQ, sim_cfg.irq_ns);
@@ -264,8 +268,10 @@ void sim_deliver_irqs(void)
 				sim_charge(CH_IPI_RECV, sim_cfg.ipi_recv_ns);
 				sched_ipi();
 			}
-			if (timer)
+			if (timer) {
+				sim_charge(CH_TIMER, sim_cfg.timer_ns);
 				timers_run(c->now);
+			}
 			latch(c);
 		} while (c->irq_timer || c->irq_ipi);
 		sim_charge(CH_IRQ_EXIT, sim_cfg.irq_exit_ns);

@@ -52,7 +52,7 @@ struct sim_config {
 	bool overheads;			/* charge the kernel's own costs */
 	bool uniform_speed;		/* every CPU runs work at capacity 1024 (as QEMU does) */
 	uint64_t cost_ns[COST_NR];	/* arch_cost() charges */
-	uint64_t switch_ns, irq_ns, irq_exit_ns, ipi_send_ns, ipi_recv_ns, ipi_latency_ns;
+	uint64_t switch_ns, irq_ns, timer_ns, irq_exit_ns, ipi_send_ns, ipi_recv_ns, ipi_latency_ns;
 	uint64_t seed;			/* --seed: 0, or the work jitter's sequence (engine.c) */
 };
 
@@ -80,8 +80,9 @@ void sim_busy_until(uint64_t t);
 /* What the simulated CPUs spent their time on (--stats). */
 enum sim_charge_kind {
 	CH_SELECT = COST_SELECT, CH_WAKEUP = COST_WAKEUP, CH_TICK = COST_TICK, CH_IDLE_ENTER = COST_IDLE_ENTER,
-	CH_IDLE_EXIT = COST_IDLE_EXIT, CH_SLEEP = COST_SLEEP, CH_SCHEDULE = COST_SCHEDULE,
-	CH_SWITCH = COST_NR, CH_IRQ, CH_IRQ_EXIT, CH_IPI_SEND, CH_IPI_RECV, CH_NR,
+	CH_IDLE_STATE = COST_IDLE_STATE,
+	CH_IDLE_EXIT = COST_IDLE_EXIT, CH_SLEEP = COST_SLEEP, CH_SCHEDULE = COST_SCHEDULE, CH_NOHZ = COST_NOHZ,
+	CH_SWITCH = COST_NR, CH_IRQ, CH_TIMER, CH_IRQ_EXIT, CH_IPI_SEND, CH_IPI_RECV, CH_NR,
 };
 extern const char *const sim_charge_names[CH_NR];
 /* The calling CPU spends @ns at capacity 1024 in the kernel, on @kind. */
