@@ -36,6 +36,7 @@
 #define SECONDARY_TIMEOUT_MS 100
 
 static struct fdt fdt;
+static struct fdt_phandle phandle_index[2048];	/* 16 KiB: a 1024-CPU DT has ~1 100 phandles */
 static struct bootargs bootargs;
 static uint64_t t_boot;
 extern bool gic_ready;
@@ -149,6 +150,8 @@ static void open_dtb(uintptr_t dtb)
 	err = fdt_open(&fdt, (const void *)dtb, DTB_MAX_SIZE);
 	if (err != FDT_OK)
 		panic("dtb: invalid device tree at 0x%08x: %s", (unsigned)dtb, fdt.err);
+	/* More phandles than this: lookups walk the tree (slower boot, same answers). */
+	fdt_index_phandles(&fdt, phandle_index, (int)(sizeof(phandle_index) / sizeof(phandle_index[0])));
 }
 
 static void parse_bootargs(void)

@@ -37,6 +37,12 @@ enum {
 
 #define FDT_MAX_DEPTH 32
 
+/* One entry of a phandle index (fdt_index_phandles()). */
+struct fdt_phandle {
+	uint32_t phandle;
+	int node;
+};
+
 struct fdt {
 	const uint8_t *blob;
 	uint32_t totalsize;
@@ -46,6 +52,8 @@ struct fdt {
 	uint32_t boot_cpuid;
 	bool struct_size_known;	/* v17 header field; v16 ends at FDT_END */
 	char err[128];		/* why fdt_open() failed */
+	const struct fdt_phandle *phandles;	/* sorted index, or NULL: a walk per lookup */
+	int nr_phandles;
 };
 
 /*
@@ -71,6 +79,14 @@ int fdt_subnode(const struct fdt *fdt, int node, const char *name);
 int fdt_path(const struct fdt *fdt, const char *path);
 /* Node whose "phandle" (or "linux,phandle") equals @phandle, or -1. */
 int fdt_node_by_phandle(const struct fdt *fdt, uint32_t phandle);
+/*
+ * Index every phandle of the tree into @buf (up to @cap entries), sorted,
+ * so that fdt_node_by_phandle() is a binary search instead of a walk of the
+ * whole tree (a DT of N CPUs resolves O(N) phandles at boot). Returns how
+ * many entries the tree needs; if that is more than @cap nothing is
+ * indexed and lookups keep walking (same answers, slower).
+ */
+int fdt_index_phandles(struct fdt *fdt, struct fdt_phandle *buf, int cap);
 
 /* Properties. Returns a pointer into the blob and its length, or NULL. */
 const void *fdt_getprop(const struct fdt *fdt, int node, const char *name,
@@ -92,6 +108,8 @@ bool fdt_is_compatible(const struct fdt *fdt, int node, const char *compat);
 int fdt_find_compatible(const struct fdt *fdt, int from, const char *compat);
 /* The @index-th enabled cpu node of /cpus (the kernel's CPU numbering), or -1. */
 int fdt_cpu_node(const struct fdt *fdt, int index);
+/* The enabled cpu node after @node (the first if @node < 0), or -1: CPU k+1 after CPU k. */
+int fdt_next_cpu_node(const struct fdt *fdt, int node);
 /* Is the node enabled (no "status", or "okay"/"ok")? */
 bool fdt_node_enabled(const struct fdt *fdt, int node);
 
@@ -105,6 +123,8 @@ uint64_t fdt_read_cells(const void *p, int ncells);
  */
 int fdt_reg(const struct fdt *fdt, int node, int index, uint64_t *addr,
 	    uint64_t *size);
+/* fdt_reg() when the caller knows @node's parent (fdt_parent() walks from the root). */
+int fdt_reg_under(const struct fdt *fdt, int parent, int node, int index, uint64_t *addr, uint64_t *size);
 /* #address-cells / #size-cells that apply to the children of @node. */
 int fdt_address_cells(const struct fdt *fdt, int node);
 int fdt_size_cells(const struct fdt *fdt, int node);

@@ -44,6 +44,7 @@ struct pack_policy;
 struct sched_group {
 	cpumask_t cpus;
 	uint32_t capacity;	/* sum of its CPUs' capacities */
+	uint32_t nr_cpus;	/* cpumask_weight(&cpus), kept: a top domain of N CPUs has O(N) groups */
 };
 
 /* sched_domain flags */

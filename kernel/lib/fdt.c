@@ -549,17 +549,73 @@ bool fdt_node_enabled(const struct fdt *fdt, int node)
 	return !status || strcmp(status, "okay") == 0 || strcmp(status, "ok") == 0;
 }
 
+/* The node's own phandle ("phandle" first, as the lookup reads it), or 0. */
+static uint32_t node_phandle(const struct fdt *fdt, int node)
+{
+	uint32_t ph;
+
+	if (fdt_prop_u32(fdt, node, "phandle", &ph) == 0 || fdt_prop_u32(fdt, node, "linux,phandle", &ph) == 0)
+		return ph;
+	return 0;
+}
+
+static bool phandle_before(const struct fdt_phandle *a, const struct fdt_phandle *b)
+{
+	return a->phandle < b->phandle || (a->phandle == b->phandle && a->node < b->node);
+}
+
+int fdt_index_phandles(struct fdt *fdt, struct fdt_phandle *buf, int cap)
+{
+	int n = 0;
+
+	fdt->phandles = NULL;
+	fdt->nr_phandles = 0;
+	for (int node = fdt_root(fdt); node >= 0; node = fdt_next_node(fdt, node)) {
+		uint32_t ph = node_phandle(fdt, node);
+
+		if (ph == 0 || ph == 0xffffffffu)
+			continue;
+		if (n < cap)
+			buf[n] = (struct fdt_phandle){ ph, node };
+		n++;
+	}
+	if (n > cap)
+		return n;
+	/* Shell sort (no allocation, no recursion); ties by node: a duplicate resolves to the first in the tree. */
+	for (int gap = n / 2; gap > 0; gap /= 2)
+		for (int i = gap; i < n; i++) {
+			struct fdt_phandle e = buf[i];
+			int j = i;
+
+			for (; j >= gap && phandle_before(&e, &buf[j - gap]); j -= gap)
+				buf[j] = buf[j - gap];
+			buf[j] = e;
+		}
+	fdt->phandles = buf;
+	fdt->nr_phandles = n;
+	return n;
+}
+
 int fdt_node_by_phandle(const struct fdt *fdt, uint32_t phandle)
 {
 	if (phandle == 0 || phandle == 0xffffffffu)
 		return -1;
-	for (int node = fdt_root(fdt); node >= 0; node = fdt_next_node(fdt, node)) {
-		uint32_t ph;
+	if (fdt->phandles) {
+		int lo = 0, hi = fdt->nr_phandles;	/* first entry >= phandle in [lo, hi) */
 
-		if ((fdt_prop_u32(fdt, node, "phandle", &ph) == 0 ||
-		     fdt_prop_u32(fdt, node, "linux,phandle", &ph) == 0) && ph == phandle)
-			return node;
+		while (lo < hi) {
+			int mid = lo + (hi - lo) / 2;
+
+			if (fdt->phandles[mid].phandle < phandle)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		return lo < fdt->nr_phandles && fdt->phandles[lo].phandle == phandle ? fdt->phandles[lo].node : -1;
 	}
+	for (int node = fdt_root(fdt); node >= 0; node = fdt_next_node(fdt, node))
+		if (node_phandle(fdt, node) == phandle)
+			return node;
 	return -1;
 }
 
@@ -584,7 +640,11 @@ int fdt_size_cells(const struct fdt *fdt, int node)
 
 int fdt_reg(const struct fdt *fdt, int node, int index, uint64_t *addr, uint64_t *size)
 {
-	int parent = fdt_parent(fdt, node);
+	return fdt_reg_under(fdt, fdt_parent(fdt, node), node, index, addr, size);
+}
+
+int fdt_reg_under(const struct fdt *fdt, int parent, int node, int index, uint64_t *addr, uint64_t *size)
+{
 	int ac = fdt_address_cells(fdt, parent), sc = fdt_size_cells(fdt, parent);
 	int len, entry;
 	const uint8_t *p = fdt_getprop(fdt, node, "reg", &len);
@@ -622,19 +682,34 @@ bool fdt_reserved(const struct fdt *fdt, int index, uint64_t *addr, uint64_t *si
 	return true;
 }
 
+static bool is_enabled_cpu(const struct fdt *fdt, int node)
+{
+	const char *type = fdt_prop_string(fdt, node, "device_type");
+
+	return type && strcmp(type, "cpu") == 0 && fdt_node_enabled(fdt, node);
+}
+
+int fdt_next_cpu_node(const struct fdt *fdt, int node)
+{
+	int n;
+
+	if (node < 0) {
+		int cpus = fdt_path(fdt, "/cpus");
+
+		n = cpus < 0 ? -1 : fdt_first_child(fdt, cpus);
+	} else {
+		n = fdt_next_sibling(fdt, node);
+	}
+	while (n >= 0 && !is_enabled_cpu(fdt, n))
+		n = fdt_next_sibling(fdt, n);
+	return n;
+}
+
 int fdt_cpu_node(const struct fdt *fdt, int index)
 {
-	int cpus = fdt_path(fdt, "/cpus"), i = 0;
+	int n = index < 0 ? -1 : fdt_next_cpu_node(fdt, -1);
 
-	if (cpus < 0)
-		return -1;
-	for (int n = fdt_first_child(fdt, cpus); n >= 0; n = fdt_next_sibling(fdt, n)) {
-		const char *type = fdt_prop_string(fdt, n, "device_type");
-
-		if (!type || strcmp(type, "cpu") != 0 || !fdt_node_enabled(fdt, n))
-			continue;
-		if (i++ == index)
-			return n;
-	}
-	return -1;
+	for (; n >= 0 && index > 0; index--)
+		n = fdt_next_cpu_node(fdt, n);
+	return n;
 }

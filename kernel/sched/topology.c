@@ -92,13 +92,13 @@ static int walk_map(struct walk *w, int node)
 	return 0;
 }
 
-static int parse_cpu(const struct fdt *fdt, int n, struct topo_cpu *c, char *err, size_t errlen)
+static int parse_cpu(const struct fdt *fdt, int cpus, int n, struct topo_cpu *c, char *err, size_t errlen)
 {
 	uint64_t reg, unused;
 	uint32_t ph;
 	int len;
 
-	if (fdt_reg(fdt, n, 0, &reg, &unused) != 0)
+	if (fdt_reg_under(fdt, cpus, n, 0, &reg, &unused) != 0)
 		return format_error(err, errlen, "/cpus/%s has no valid reg (MPIDR)", fdt_node_name(fdt, n));
 	c->hwid = (uint32_t)reg;
 	c->compatible = fdt_prop_string(fdt, n, "compatible");
@@ -149,7 +149,7 @@ int topology_parse_dt(const struct fdt *fdt, struct topology *topo, char *err, s
 			continue;
 		if (topo->nr_cpus == TOPO_MAX_CPUS)
 			return format_error(err, errlen, "more than %d cpu nodes", TOPO_MAX_CPUS);
-		if (parse_cpu(fdt, n, &topo->cpu[topo->nr_cpus], err, errlen) < 0)
+		if (parse_cpu(fdt, cpus, n, &topo->cpu[topo->nr_cpus], err, errlen) < 0)
 			return -1;
 		w.cpu_node[topo->nr_cpus++] = n;
 	}
@@ -273,8 +273,11 @@ static void build_groups(struct topology *topo, struct sched_domain *sd)
 		grp = &topo->groups[topo->nr_groups_used++];
 		grp->cpus = child_span(topo, first, &sd->span);
 		grp->capacity = 0;
-		for_each_cpu(d, &grp->cpus)
+		grp->nr_cpus = 0;
+		for_each_cpu(d, &grp->cpus) {
 			grp->capacity += topo->cpu[d].capacity;
+			grp->nr_cpus++;
+		}
 		cpumask_andnot(&left, &left, &grp->cpus);
 		sd->nr_groups++;
 	}
@@ -345,8 +348,8 @@ static const struct sched_group *lowest_capacity_group(const struct topology *to
 
 	for (int i = 1; i < sd->nr_groups; i++) {
 		const struct sched_group *g = sd_group(topo, sd, i);
-		uint64_t g_per = (uint64_t)g->capacity * (uint64_t)cpumask_weight(&best->cpus);
-		uint64_t best_per = (uint64_t)best->capacity * (uint64_t)cpumask_weight(&g->cpus);
+		uint64_t g_per = (uint64_t)g->capacity * best->nr_cpus;
+		uint64_t best_per = (uint64_t)best->capacity * g->nr_cpus;
 
 		if (g_per < best_per ||
 		    (g_per == best_per && cpumask_first(&g->cpus) < cpumask_first(&best->cpus)))

@@ -368,6 +368,37 @@ static void compare_with_libfdt(const struct fdt *ours)
 	}
 }
 
+/*
+ * The phandle index answers as the walk does: @walk and @indexed are the same
+ * bytes, @indexed gets an index; every phandle in the tree (and its
+ * neighbours, mostly absent) resolves to the same node, duplicates included.
+ */
+static void check_phandle_index(const struct fdt *walk, struct fdt *indexed)
+{
+	int need = fdt_index_phandles(indexed, NULL, 0);
+	struct fdt_phandle *buf;
+
+	FUZZ_CHECK(need >= 0 && indexed->phandles == NULL);
+	if (need == 0)
+		return;
+	buf = malloc((size_t)need * sizeof(*buf));
+	FUZZ_CHECK(buf != NULL);
+	FUZZ_CHECK(fdt_index_phandles(indexed, buf, need) == need && indexed->phandles == buf);
+	for (int node = fdt_root(walk); node >= 0; node = fdt_next_node(walk, node)) {
+		uint32_t ph;
+
+		if (fdt_prop_u32(walk, node, "phandle", &ph) != FDT_OK &&
+		    fdt_prop_u32(walk, node, "linux,phandle", &ph) != FDT_OK)
+			continue;
+		for (uint32_t d = 0; d < 3; d++)
+			FUZZ_CHECK_MSG(fdt_node_by_phandle(walk, ph + d - 1) == fdt_node_by_phandle(indexed, ph + d - 1),
+				       "phandle 0x%x: walk %d, index %d", (unsigned)(ph + d - 1),
+				       fdt_node_by_phandle(walk, ph + d - 1), fdt_node_by_phandle(indexed, ph + d - 1));
+	}
+	indexed->phandles = NULL;
+	free(buf);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fdt fdt;
@@ -399,6 +430,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			       size, (unsigned)total, exact.err);
 		check_tree(&exact);
 		compare_with_libfdt(&exact);
+		check_phandle_index(&fdt, &exact);
 		free(copy);
 	}
 	return 0;

@@ -46,6 +46,16 @@ static struct {
 } opt;
 
 static struct fdt fdt;
+
+/* Sized to the tree: a machine of thousands of CPUs resolves as many phandles at boot. */
+static void index_phandles(void)
+{
+	int n = fdt_index_phandles(&fdt, NULL, 0);
+	struct fdt_phandle *buf = n > 0 ? malloc((size_t)n * sizeof(*buf)) : NULL;
+
+	if (buf)
+		fdt_index_phandles(&fdt, buf, n);
+}
 static char board[64];
 static FILE *trace_file;	/* --trace */
 
@@ -416,6 +426,7 @@ int main(int argc, char **argv)
 	blob = read_dtb(opt.dtb_path, &len);
 	if (fdt_open(&fdt, blob, len) != 0)
 		bad("%s: invalid device tree: %s", opt.dtb_path, fdt.err);
+	index_phandles();
 	board_from_path(opt.dtb_path);
 	sim_cfg_defaults();
 	sim_cfg.seed = opt.seed;
