@@ -103,7 +103,7 @@ SIM_CFLAGS := -O2 -flto=auto -g -std=gnu11 $(WARN) -Iinclude -I. -DCONFIG_NR_CPU
 	-DCONFIG_MAX_TASKS=2048 -DCONFIG_TASK_STACK_SIZE=262144 -DCONFIG_MAX_TEST_TASKS=1536 \
 	-DCONFIG_MAX_RAILS=256
 SIM_KERNEL_SRCS := $(sort $(wildcard kernel/*/*.c))
-SIM_SRCS := $(sort $(wildcard tools/schedsim/*.c tools/schedsim/*.S))
+SIM_SRCS := $(sort $(wildcard tools/schedsim/*.c tools/schedsim/*.S)) tools/lib/no_power.c
 build/host/sim/%.c.o: %.c $(HDRS) tools/schedsim/sim.h
 	@mkdir -p $(@D)
 	$(HOST_CC) $(SIM_CFLAGS) -c -o $@ $<

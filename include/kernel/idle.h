@@ -93,6 +93,8 @@ struct rail {
 	cpumask_t cpus;			/* CPUs on this power line */
 	cpumask_t idle;			/* of those, idle now (read without the lock by pack=energy) */
 	cpumask_t want_off;		/* of those, idle in a domain state */
+	/* cpus' words w_lo .. w_lo + w_n - 1 hold its CPUs (a 1024-CPU build has 32); w_n 0: all words */
+	unsigned int w_lo, w_n;
 	enum rail_state state;
 	uint64_t since_ns;
 	uint64_t residency_ns[3];	/* by enum rail_state */
@@ -120,6 +122,8 @@ struct rail_ops {
 	void (*power_up)(int rail);
 };
 void rail_init(struct rail *r, const cpumask_t *cpus, int cluster, uint64_t now);
+/* Put @cpu on the rail (after rail_init(); keeps the words the idle path scans). */
+void rail_add_cpu(struct rail *r, int cpu);
 /*
  * @cpu of @r goes idle at @now; @domain: in a domain state. Returns true if
  * it is the last man: the rail is now RAIL_OFF and ops->power_down ran.

@@ -28,6 +28,9 @@
 
 cpumask_t nohz_idle_cpus;
 cpumask_t sched_overloaded;
+#if CPUMASK_WORDS > 1
+int sched_nr_overloaded;
+#endif
 static uint64_t nohz_next_kick;
 
 /* The load the balancer sees: queued weight scaled to the CPU's capacity. */
@@ -249,7 +252,7 @@ int balance_newidle(struct rq *rq)
 {
 	int cpu = rq->cpu;
 
-	if (cpu >= sched_topo.nr_cpus || cpumask_empty(&sched_overloaded))
+	if (cpu >= sched_topo.nr_cpus || !sched_any_overloaded())
 		return 0;
 	for (int l = 0; l < sched_topo.nr_levels[cpu] && l < 4; l++) {
 		int n = load_balance(cpu, l);

@@ -98,7 +98,7 @@ int idle_parse_dt(const struct fdt *fdt, const struct topology *topo, struct cpu
 			rails[nr_rails].node = key;
 			nr_rails++;
 		}
-		cpumask_set(&rails[r].cpus, cpu);
+		rail_add_cpu(&rails[r], cpu);
 		c->rail = r;
 	}
 	/* Every CPU of a rail must agree on whether the rail can go off. */

@@ -12,19 +12,42 @@ void rail_init(struct rail *r, const cpumask_t *cpus, int cluster, uint64_t now)
 	memset(r, 0, sizeof(*r));
 	r->lock = (spinlock_t)SPINLOCK_INIT;
 	r->cpus = *cpus;
+	for (unsigned int i = 0; i < CPUMASK_WORDS; i++)
+		if (cpus->w[i])
+			rail_add_cpu(r, (int)(i * 32) + __builtin_ctz(cpus->w[i]));
 	r->cluster = cluster;
 	r->node = -1;
 	r->state = RAIL_BUSY;
 	r->since_ns = now;
 }
 
+void rail_add_cpu(struct rail *r, int cpu)
+{
+	unsigned int w = (unsigned int)cpu / 32u, end = r->w_lo + r->w_n;
+
+	cpumask_set(&r->cpus, cpu);
+	if (r->w_n == 0) {
+		r->w_lo = w;
+		r->w_n = 1;
+		return;
+	}
+	if (w < r->w_lo)
+		r->w_lo = w;
+	if (w >= end)
+		end = w + 1;
+	r->w_n = end - r->w_lo;
+}
+
 /*
- * @m covers all of @r's CPUs (@m is a subset of them): O(words), one word
- * on the boards, so the idle path costs what it did with 32-bit masks.
+ * @m covers all of @r's CPUs (@m is a subset of them): the rail's own words
+ * only (outside them both are empty), one word on the boards, so the idle
+ * path costs what it did with 32-bit masks on any CONFIG_NR_CPUS.
  */
 static inline bool rail_all(const struct rail *r, const cpumask_t *m)
 {
-	for (int i = 0; i < CPUMASK_WORDS; i++)
+	unsigned int lo = r->w_n ? r->w_lo : 0, end = r->w_n ? r->w_lo + r->w_n : CPUMASK_WORDS;
+
+	for (unsigned int i = lo; i < end; i++)
 		if (m->w[i] != r->cpus.w[i])
 			return false;
 	return true;

@@ -110,6 +110,9 @@ extern cpumask_t nohz_idle_cpus;	/* tickless idle CPUs (atomic words) */
  * locks; the balancer re-checks under both rq locks before it moves.
  */
 extern cpumask_t sched_overloaded;
+#if CPUMASK_WORDS > 1
+extern int sched_nr_overloaded;	/* its CPUs: a newly idle CPU asks in O(1), not O(words) */
+#endif
 static inline void rq_overload_update(struct rq *rq)
 {
 	bool over = rq->cfs.nr_running >= 2;
@@ -119,7 +122,20 @@ static inline void rq_overload_update(struct rq *rq)
 			cpumask_set_atomic(&sched_overloaded, rq->cpu);
 		else
 			cpumask_clear_atomic(&sched_overloaded, rq->cpu);
+#if CPUMASK_WORDS > 1
+		__atomic_fetch_add(&sched_nr_overloaded, over ? 1 : -1, __ATOMIC_RELAXED);
+#endif
 	}
+}
+
+/* Is any CPU overloaded? A hint, as the mask: one word, or the count beside a wider mask. */
+static inline bool sched_any_overloaded(void)
+{
+#if CPUMASK_WORDS > 1
+	return READ_ONCE(sched_nr_overloaded) > 0;
+#else
+	return READ_ONCE(sched_overloaded.w[0]) != 0;
+#endif
 }
 
 /* Count a wake-up's placement outcome against the CPU the task last ran on. */

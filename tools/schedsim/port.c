@@ -141,14 +141,7 @@ void arch_guard_page(uintptr_t addr)
 	}
 }
 
-/* ------------------------------------------------------------ power */
-
-void platform_power_init(const struct fdt *fdt, const struct power_rail *rails, int nr_rails)
-{
-	(void)fdt;
-	(void)rails;
-	(void)nr_rails;
-}
+/* ------------------------------------------------------------ power (the rest: tools/lib/no_power.c) */
 
 void platform_cpu_power_down(int cpu, int rail, bool domain, bool last_man)
 {
@@ -159,93 +152,9 @@ void platform_cpu_power_down(int cpu, int rail, bool domain, bool last_man)
 	sim_wfi();
 }
 
-/* The rail's state is the kernel's to account; nothing here loses power. */
-void platform_cluster_power_down(int rail, bool may_lose_power)
-{
-	(void)rail;
-	(void)may_lose_power;
-}
-
-bool platform_domain_stops_timer(void)
-{
-	return false;
-}
-
-void platform_cluster_power_up(int rail)
-{
-	(void)rail;
-}
-
 const char *platform_power_name(void)
 {
 	return "sim";
-}
-
-int platform_warmboot_set(bool on)
-{
-	(void)on;
-	return -1;
-}
-
-int platform_warmboot_get(void)
-{
-	return -1;
-}
-
-void platform_warmboot_stats(uint64_t *entered, uint64_t *resumed, uint64_t *returned)
-{
-	*entered = *resumed = *returned = 0;
-}
-
-int platform_resume_test(int rounds, bool psci)
-{
-	(void)rounds;
-	(void)psci;
-	return -1;
-}
-
-/* ------------------------------------------------------------ energy meters: none */
-
-int energy_meter_init_dt(const struct fdt *fdt)
-{
-	(void)fdt;
-	return 0;
-}
-
-bool energy_meter_available(void)
-{
-	return false;
-}
-
-int energy_meter_count(void)
-{
-	return 0;
-}
-
-int energy_meter_cluster(int i)
-{
-	(void)i;
-	return -1;
-}
-
-const char *energy_meter_label(int i)
-{
-	(void)i;
-	return "";
-}
-
-int energy_meter_read_uj(int i, uint64_t *uj)
-{
-	(void)i;
-	*uj = 0;
-	return -1;
-}
-
-int energy_meter_read_uw(int i, uint32_t *uw)
-{
-	(void)i;
-	*uw = 0;
-	return -1;
 }
 
 /* ------------------------------------------------------------ console, panic */
