@@ -100,26 +100,35 @@ def pack_counters(out, cpu):
     return dict((k, int(v)) for k, v in re.findall(r"(\w+)=(\d+)", line) if k != "buddy")
 
 
-def test_single_thread_cyclictest_agrees_with_qemu():
-    # Residency, cluster off time and energy within 5% of QEMU on qemu-tc2's DT,
-    # where QEMU is exact (one CPU busy at a time; the sim runs every CPU at
-    # QEMU's uniform speed for the comparison).
-    script = "cyclictest -t 1 -q -e 1000000 -D 3; pack"
+def both_engines(script, bench, keys, within=0.05):
+    """@script under QEMU on qemu-tc2 and in the simulator on its DT at QEMU's uniform
+    speed (QEMU is exact with one CPU busy at a time): each of @bench's RESULT @keys
+    within @within of QEMU's. Returns both consoles."""
     q = boot("qemu-tc2", run=script, timeout=120)
     assert q.status == 0, q
     s = sim("qemu-tc2", script, "--speed=uniform")
     assert s.returncode == 0, s.stderr
-    rq, rs = result(q.output, "cyclictest"), result(s.stdout, "cyclictest")
-    for key in ("energy", "energy_c0", "energy_c1", "cluster0_off_us", "cluster1_off_us", "cpu2_busy_us",
-                "cpu2_idle_us"):
+    rq, rs = result(q.output, bench), result(s.stdout, bench)
+    assert rs["board"] == "qemu-tc2" and rs["engine"] == "sim", rs
+    for key in keys:
         a, b = int(rq[key]), int(rs[key])
-        assert abs(a - b) <= 0.05 * max(a, 1), (key, a, b)
+        assert abs(a - b) <= within * max(a, 1), (key, a, b)
+    return q.output, s.stdout
+
+
+def test_single_thread_cyclictest_agrees_with_qemu():
+    # Residency, cluster off time and energy within 5% of QEMU on qemu-tc2's DT,
+    # where QEMU is exact (one CPU busy at a time; the sim runs every CPU at
+    # QEMU's uniform speed for the comparison).
+    outs = both_engines("cyclictest -t 1 -q -e 1000000 -D 3; pack", "cyclictest",
+                        ("energy", "energy_c0", "energy_c1", "cluster0_off_us", "cluster1_off_us", "cpu2_busy_us",
+                         "cpu2_idle_us"))
     # Where the wake-ups went: every one to the A7 buddy, in both. Why (packed or
     # waiting) is not compared at this interval: it equals the tick period, the
     # tick's phase against the task's timer is fixed by the first wake-up and
     # decides for the whole run whether the tick falls in the wakee's wait
     # (docs/schedsim.md, "Where the engines differ").
-    for out in (q.output, s.stdout):
+    for out in outs:
         c = pack_counters(out, 2)
         assert c["packed"] + c["waiting"] >= 2990 and c["packed"] + c["waiting"] == sum(c.values()), out[-1500:]
 
@@ -130,41 +139,24 @@ def test_pack_reasons_agree_with_qemu_within_two_percent_of_decisions():
     # ratio (~0.42 under QEMU), so this fails if the simulator's kernel costs
     # fall on the wrong side of the enqueue's or the pick's timestamp (before
     # they were placed by measurement, packed 2 291 here vs QEMU's 195).
-    script = "cyclictest -t 1 -q -i 1237 -e 1000000 -D 3; pack"
-    q = boot("qemu-tc2", run=script, timeout=120)
-    assert q.status == 0, q
-    s = sim("qemu-tc2", script, "--speed=uniform")
-    assert s.returncode == 0, s.stderr
+    qout, sout = both_engines("cyclictest -t 1 -q -i 1237 -e 1000000 -D 3; pack", "cyclictest",
+                              ("energy", "cpu2_busy_us"))
     for cpu in range(5):
-        cq, cs = pack_counters(q.output, cpu), pack_counters(s.stdout, cpu)
+        cq, cs = pack_counters(qout, cpu), pack_counters(sout, cpu)
         decisions = max(sum(cq.values()), 1)
         for reason in cq:
             assert abs(cq[reason] - cs[reason]) <= max(1, 0.02 * decisions), (cpu, reason, cq, cs)
-    rq, rs = result(q.output, "cyclictest"), result(s.stdout, "cyclictest")
-    for key in ("energy", "cpu2_busy_us"):
-        a, b = int(rq[key]), int(rs[key])
-        assert abs(a - b) <= 0.05 * a, (key, a, b)
 
 
 def test_periodic_rtapp_task_agrees_with_qemu():
     # One periodic rt-app task (20% of 10 ms), QEMU exact: residency, energy and
     # the pack counters agree.
-    script = "rtapp clear; rtapp add p0 r2000,t10000:u0; rtapp run 3000; pack"
-    q = boot("qemu-tc2", run=script, timeout=120)
-    assert q.status == 0, q
-    s = sim("qemu-tc2", script, "--speed=uniform")
-    assert s.returncode == 0, s.stderr
-    rq, rs = result(q.output, "rtapp"), result(s.stdout, "rtapp")
-    assert rs["board"] == "qemu-tc2" and rs["engine"] == "sim", rs
-    for key in ("loops", "energy", "energy_c0", "energy_c1", "cpu2_busy_us", "cpu2_idle_us", "cluster0_off_us"):
-        a, b = int(rq[key]), int(rs[key])
-        assert abs(a - b) <= 0.05 * max(a, 1), (key, a, b)
+    qout, sout = both_engines("rtapp clear; rtapp add p0 r2000,t10000:u0; rtapp run 3000; pack", "rtapp",
+                              ("loops", "energy", "energy_c0", "energy_c1", "cpu2_busy_us", "cpu2_idle_us",
+                               "cluster0_off_us"))
     for cpu in range(5):
-        pq = re.search(r"^pack: cpu%d .*$" % cpu, q.output, re.M).group(0)
-        ps = re.search(r"^pack: cpu%d .*$" % cpu, s.stdout, re.M).group(0)
-        cq = [int(x) for x in re.findall(r"=(\d+)", pq)[1:]]
-        cs = [int(x) for x in re.findall(r"=(\d+)", ps)[1:]]
-        assert all(abs(a - b) <= max(1, 0.02 * a) for a, b in zip(cq, cs)), (pq, ps)
+        cq, cs = pack_counters(qout, cpu), pack_counters(sout, cpu)
+        assert all(abs(cq[k] - cs[k]) <= max(1, 0.02 * cq[k]) for k in cq), (cpu, cq, cs)
 
 
 def test_capacity_slows_work_and_overheads_can_be_turned_off():
