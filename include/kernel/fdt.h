@@ -108,7 +108,8 @@ bool fdt_is_compatible(const struct fdt *fdt, int node, const char *compat);
 int fdt_find_compatible(const struct fdt *fdt, int from, const char *compat);
 /* The @index-th enabled cpu node of /cpus (the kernel's CPU numbering), or -1. */
 int fdt_cpu_node(const struct fdt *fdt, int index);
-/* The enabled cpu node after @node (the first if @node < 0), or -1: CPU k+1 after CPU k. */
+/* The first enabled cpu node of /cpus (CPU 0), and the one after @node (CPU k+1 after CPU k); -1: none. */
+int fdt_first_cpu_node(const struct fdt *fdt);
 int fdt_next_cpu_node(const struct fdt *fdt, int node);
 /* Is the node enabled (no "status", or "okay"/"ok")? */
 bool fdt_node_enabled(const struct fdt *fdt, int node);

@@ -689,25 +689,29 @@ static bool is_enabled_cpu(const struct fdt *fdt, int node)
 	return type && strcmp(type, "cpu") == 0 && fdt_node_enabled(fdt, node);
 }
 
-int fdt_next_cpu_node(const struct fdt *fdt, int node)
+/* @n or the first enabled cpu node among its later siblings, or -1. */
+static int enabled_cpu_from(const struct fdt *fdt, int n)
 {
-	int n;
-
-	if (node < 0) {
-		int cpus = fdt_path(fdt, "/cpus");
-
-		n = cpus < 0 ? -1 : fdt_first_child(fdt, cpus);
-	} else {
-		n = fdt_next_sibling(fdt, node);
-	}
 	while (n >= 0 && !is_enabled_cpu(fdt, n))
 		n = fdt_next_sibling(fdt, n);
 	return n;
 }
 
+int fdt_first_cpu_node(const struct fdt *fdt)
+{
+	int cpus = fdt_path(fdt, "/cpus");
+
+	return cpus < 0 ? -1 : enabled_cpu_from(fdt, fdt_first_child(fdt, cpus));
+}
+
+int fdt_next_cpu_node(const struct fdt *fdt, int node)
+{
+	return node < 0 ? -1 : enabled_cpu_from(fdt, fdt_next_sibling(fdt, node));
+}
+
 int fdt_cpu_node(const struct fdt *fdt, int index)
 {
-	int n = index < 0 ? -1 : fdt_next_cpu_node(fdt, -1);
+	int n = index < 0 ? -1 : fdt_first_cpu_node(fdt);
 
 	for (; n >= 0 && index > 0; index--)
 		n = fdt_next_cpu_node(fdt, n);

@@ -942,8 +942,6 @@ void sched_init(int cpus)
 	memset(&sched_overloaded, 0, sizeof(sched_overloaded));
 #if CPUMASK_WORDS > 1
 	sched_nr_overloaded = 0;
-#endif
-#if CPUMASK_WORDS > 1
 	idle_hint_nr = 0;
 #endif
 	tick_ns = NSEC_PER_SEC / sched_hz;

@@ -37,7 +37,8 @@ int energy_model_parse_dt(const struct fdt *fdt, const struct topology *topo, co
 	memset(m, 0, sizeof(*m));
 	m->nr_cpus = topo->nr_cpus;
 	m->nr_rails = nr_rails;
-	for (int cpu = 0, node = -1; cpu < topo->nr_cpus; cpu++) {
+	for (int cpu = 0, node = fdt_first_cpu_node(fdt); cpu < topo->nr_cpus;
+	     cpu++, node = fdt_next_cpu_node(fdt, node)) {
 		int len, r = ci[cpu].rail;
 		uint32_t core_ph, rail_ph;
 		int core, rail_node;
@@ -45,7 +46,6 @@ int energy_model_parse_dt(const struct fdt *fdt, const struct topology *topo, co
 		int rail_idle = ci[cpu].states[ci[cpu].nr_states - 1].domain ? 2 : 1;
 		int core_idle = 0;
 
-		node = cpu == 0 || node >= 0 ? fdt_next_cpu_node(fdt, node) : -1;	/* fdt_cpu_node(fdt, cpu) */
 		if (node < 0 || !fdt_getprop(fdt, node, "sched-energy-costs", &len))
 			continue;
 		if (len != 8)

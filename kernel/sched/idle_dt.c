@@ -67,11 +67,10 @@ int idle_parse_dt(const struct fdt *fdt, const struct topology *topo, struct cpu
 {
 	int rail_key[IDLE_MAX_RAILS], nr_rails = 0;
 
-	for (int cpu = 0, node = -1; cpu < topo->nr_cpus; cpu++) {
+	for (int cpu = 0, node = fdt_first_cpu_node(fdt); cpu < topo->nr_cpus;
+	     cpu++, node = fdt_next_cpu_node(fdt, node)) {
 		struct cpu_idle *c = &ci[cpu];
 		int key = topo->cpu[cpu].rail_key, r;
-
-		node = cpu == 0 || node >= 0 ? fdt_next_cpu_node(fdt, node) : -1;	/* fdt_cpu_node(fdt, cpu) */
 
 		memset(c, 0, sizeof(*c));
 		idle_gov_init(&c->gov);

@@ -142,11 +142,7 @@ int topology_parse_dt(const struct fdt *fdt, struct topology *topo, char *err, s
 	memset(&w, 0, sizeof(w));
 	if (cpus < 0)
 		return format_error(err, errlen, "no /cpus node");
-	for (int n = fdt_first_child(fdt, cpus); n >= 0; n = fdt_next_sibling(fdt, n)) {
-		const char *type = fdt_prop_string(fdt, n, "device_type");
-
-		if (!type || strcmp(type, "cpu") != 0 || !fdt_node_enabled(fdt, n))
-			continue;
+	for (int n = fdt_first_cpu_node(fdt); n >= 0; n = fdt_next_cpu_node(fdt, n)) {
 		if (topo->nr_cpus == TOPO_MAX_CPUS)
 			return format_error(err, errlen, "more than %d cpu nodes", TOPO_MAX_CPUS);
 		if (parse_cpu(fdt, cpus, n, &topo->cpu[topo->nr_cpus], err, errlen) < 0)

@@ -56,6 +56,7 @@ static void index_phandles(void)
 	if (buf)
 		fdt_index_phandles(&fdt, buf, n);
 }
+
 static char board[64];
 static FILE *trace_file;	/* --trace */
 
