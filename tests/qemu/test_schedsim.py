@@ -120,17 +120,22 @@ def test_single_thread_cyclictest_agrees_with_qemu():
     # Residency, cluster off time and energy within 5% of QEMU on qemu-tc2's DT,
     # where QEMU is exact (one CPU busy at a time; the sim runs every CPU at
     # QEMU's uniform speed for the comparison).
-    outs = both_engines("cyclictest -t 1 -q -e 1000000 -D 3; pack", "cyclictest",
-                        ("energy", "energy_c0", "energy_c1", "cluster0_off_us", "cluster1_off_us", "cpu2_busy_us",
-                         "cpu2_idle_us"))
-    # Where the wake-ups went: every one to the A7 buddy, in both. Why (packed or
-    # waiting) is not compared at this interval: it equals the tick period, the
-    # tick's phase against the task's timer is fixed by the first wake-up and
-    # decides for the whole run whether the tick falls in the wakee's wait
-    # (docs/schedsim.md, "Where the engines differ").
-    for out in outs:
+    qout, sout = both_engines("cyclictest -t 1 -q -e 1000000 -D 3; pack", "cyclictest",
+                              ("energy", "energy_c0", "energy_c1", "cluster0_off_us", "cluster1_off_us",
+                               "cpu2_busy_us", "cpu2_idle_us"))
+    # Every wake-up goes to the A7 buddy in both, for the same reasons (packed
+    # or waiting) within 2% of the decisions. The interval is the tick's own
+    # period: this failed (QEMU packed 179 / waiting 2 816, the simulator
+    # 2 976 / 19) while a restarted tick took its phase from the wake-up that
+    # restarted it, so that every tick fell ~1 us after the task's timer, in
+    # its wait under QEMU and in its run in the simulator, by a few
+    # instructions' difference (docs/schedsim.md). Ticks now keep one grid.
+    for out in (qout, sout):
         c = pack_counters(out, 2)
         assert c["packed"] + c["waiting"] >= 2990 and c["packed"] + c["waiting"] == sum(c.values()), out[-1500:]
+    cq, cs = pack_counters(qout, 2), pack_counters(sout, 2)
+    decisions = sum(cq.values())
+    assert all(abs(cq[k] - cs[k]) <= 0.02 * decisions for k in cq), (cq, cs)
 
 
 def test_pack_reasons_agree_with_qemu_within_two_percent_of_decisions():

@@ -164,8 +164,8 @@ static uint64_t scaled(const struct sim_cpu *c, uint64_t ns)
  * --seed: each piece of a task's work and each kernel charge takes up to
  * WORK_JITTER_PPM more or less (uniform, a deterministic sequence per seed),
  * as a real CPU never runs the same code in exactly the same time. Without
- * it the seed's boot-clock skew is gone after the first idle period (a woken
- * CPU's tick restarts from the wake-up) and every seed gives the same run;
+ * it only the CPUs' boot times would differ, which the first idle period
+ * forgets (the ticks keep one grid), and every seed would give the same run;
  * with it, repeats differ as on a board, and an experiment's confidence
  * intervals mean something. Seed 0: no jitter (the validated figures).
  */
