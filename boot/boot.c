@@ -221,17 +221,32 @@ static void parse_warmboot_bootarg(void)
 		kprintf("power: warm boot %s (bootargs)\n", v);
 }
 
+/*
+ * Debug kernels: alignment checking on until the MMU is (mmu_enable() turns
+ * it off), so that an unaligned access before it faults on every emulator:
+ * with the MMU off every access is Strongly-ordered, where real cores and
+ * QEMU from 9.x fault, and QEMU 7.2 (CI's) would let it pass.
+ */
+static inline void check_alignment_until_mmu(void)
+{
+#ifdef CONFIG_SCHED_DEBUG
+	write_sctlr(read_sctlr() | SCTLR_A);
+	isb();
+#endif
+}
+
 void boot_main(uintptr_t dtb)
 {
 	static const struct shell_io io = { console_shell_write, NULL };
 
+	check_alignment_until_mmu();
+	mmu_enable_early(dtb);
 	open_dtb(dtb);
 	/* First what a panic needs: its action, and the DT's ways to power off. */
 	parse_bootargs();
 	psci_init_dt(&fdt);
 	vexpress_sysreg_init_dt(&fdt);
 	mmu_build(&fdt);
-	mmu_enable();
 	console_init_dt(&fdt);
 	{
 		int root = fdt_root(&fdt);
@@ -284,6 +299,7 @@ void boot_main(uintptr_t dtb)
 
 void secondary_main(int cpu)
 {
+	check_alignment_until_mmu();
 	mmu_enable();
 	gic_cpu_init();
 	gic_drain();	/* the SGI that released us is still pending */

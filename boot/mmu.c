@@ -5,6 +5,7 @@
 
 #include "arch/arm.h"
 #include "arch/mm.h"
+#include "drivers/dt.h"
 #include "kernel/fdt.h"
 #include "kernel/panic.h"
 #include "kernel/printk.h"
@@ -55,17 +56,38 @@ extern char svc_stacks[];
 
 extern char _image_start[], _end[];
 
-static void map_ram(uint64_t base, uint64_t size)
+/* The sections of [base, base + size) below 4 GiB (not reachable without LPAE): Normal. Returns the bytes mapped. */
+static uint64_t map_normal(uint64_t base, uint64_t size)
 {
 	uint64_t end = base + size;
 
 	if (base >= (1ull << 32))
-		return;		/* not reachable without LPAE */
+		return 0;
 	if (end > (1ull << 32))
 		end = 1ull << 32;
 	for (uint64_t a = base & ~((1ull << SECTION_SHIFT) - 1); a < end; a += 1u << SECTION_SHIFT)
 		l1_table[a >> SECTION_SHIFT] = (uint32_t)a | SECT_NORMAL;
-	ram_bytes += end - base;
+	return end - base;
+}
+
+/* The DTB's extent (mmu_enable_early()): its sections stay Normal in the DT's map too, wherever the loader put it. */
+static uintptr_t dtb_base, dtb_size;
+#define DTB_MAP_MAX (2u << SECTION_SHIFT)
+
+void mmu_enable_early(uintptr_t dtb)
+{
+	for (uint32_t i = 0; i < NR_SECTIONS; i++)
+		l1_table[i] = (i << SECTION_SHIFT) | SECT_DEVICE;
+	map_normal((uintptr_t)_image_start, (uintptr_t)_end - (uintptr_t)_image_start);
+	/* An FDT header (magic, then totalsize, big-endian); anything else is left to boot_main()'s checks. */
+	if (dtb && (dtb & 3) == 0 && *(const volatile uint32_t *)dtb == __builtin_bswap32(0xd00dfeedu)) {
+		uint32_t size = __builtin_bswap32(((const volatile uint32_t *)dtb)[1]);
+
+		dtb_base = dtb;
+		dtb_size = size < DTB_MAP_MAX ? size : DTB_MAP_MAX;
+		map_normal(dtb_base, dtb_size);
+	}
+	mmu_enable();
 }
 
 /* Unmap the 4 KiB page at @va (in RAM): accesses fault (translation fault, page). */
@@ -91,12 +113,20 @@ static void guard_page(uintptr_t va)
 	nr_guards++;
 }
 
+#define MAX_RAM_REGIONS 16
+
+static bool covered(const uint64_t (*r)[2], int n, uint64_t base, uint64_t end)
+{
+	for (int i = 0; i < n; i++)
+		if (r[i][0] <= base && end <= r[i][0] + r[i][1])
+			return true;
+	return false;
+}
+
 void mmu_build(const struct fdt *fdt)
 {
+	uint64_t ram[MAX_RAM_REGIONS][2];
 	int regions = 0;
-
-	for (uint32_t i = 0; i < NR_SECTIONS; i++)
-		l1_table[i] = (i << SECTION_SHIFT) | SECT_DEVICE;
 
 	for (int node = fdt_next_node(fdt, fdt_root(fdt)); node >= 0; node = fdt_next_node(fdt, node)) {
 		const char *type = fdt_prop_string(fdt, node, "device_type");
@@ -105,18 +135,44 @@ void mmu_build(const struct fdt *fdt)
 		if (!type || __builtin_strcmp(type, "memory") != 0)
 			continue;
 		for (int i = 0; fdt_reg(fdt, node, i, &base, &size) == 0; i++) {
-			map_ram(base, size);
+			if (regions == MAX_RAM_REGIONS)
+				dt_panicf(fdt, node, "reg", "more than %d RAM regions", MAX_RAM_REGIONS);
+			ram[regions][0] = base;
+			ram[regions][1] = size;
 			regions++;
 		}
 	}
 	if (!regions)
 		panic("dtb: no /memory node with a reg property: cannot map RAM");
-	if (!mmu_is_ram((uintptr_t)_image_start, (uint32_t)((uintptr_t)_end - (uintptr_t)_image_start)))
+	/* Checked before the table changes: the provisional map still holds the image for the panic. */
+	if (!covered(ram, regions, (uintptr_t)_image_start, (uintptr_t)_end))
 		panic("dtb: /memory does not cover the kernel image at %p-%p",
 		      (void *)_image_start, (void *)_end);
+	/*
+	 * Each entry goes straight to its final value: the image's and the
+	 * DTB's sections are Normal before and after, the rest is not in use.
+	 */
+	for (uint32_t i = 0; i < NR_SECTIONS; i++) {
+		uint64_t a = (uint64_t)i << SECTION_SHIFT;
+		bool normal = false;
+
+		for (int r = 0; r < regions && !normal; r++)
+			normal = a + (1u << SECTION_SHIFT) > ram[r][0] && a < ram[r][0] + ram[r][1];
+		if (dtb_size && a + (1u << SECTION_SHIFT) > dtb_base && a < (uint64_t)dtb_base + dtb_size)
+			normal = true;
+		l1_table[i] = (uint32_t)a | (normal ? SECT_NORMAL : SECT_DEVICE);
+	}
+	for (int r = 0; r < regions; r++)
+		ram_bytes += map_normal(ram[r][0], ram[r][1]);
 	/* Stack overflows hit a guard page and fault instead of corrupting memory. */
 	for (int cpu = 0; cpu < CONFIG_NR_CPUS; cpu++)
 		guard_page((uintptr_t)svc_stacks + (uintptr_t)cpu * SVC_STACK_SLOT);
+	/* The secondaries' first table walks read memory, not this CPU's cache; this CPU forgets the old entries. */
+	dcache_clean_range(l1_table, sizeof(l1_table));
+	dcache_clean_range(l2_tables, sizeof(l2_tables));
+	write_tlbiall(0);
+	dsb();
+	isb();
 }
 
 /*
