@@ -120,6 +120,7 @@ struct rq {
 	struct task *deferred_wake;	/* woken after the switch (task_exit) */
 	uint64_t nr_switches;
 	uint64_t ticks;			/* scheduler ticks handled */
+	uint32_t tick_skew_ns;		/* this CPU's tick grid: k * period + this (tick_slot_after()) */
 	volatile uint64_t last_tick_ns;	/* soft-lockup watchdog: last sign of life */
 	uint64_t idle_ns, busy_ns;	/* time accounting */
 	uint64_t idle_enter_ns;

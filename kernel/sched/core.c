@@ -131,21 +131,26 @@ static void update_task_avg(struct task *p, uint64_t now, bool runnable, bool ru
 #define TICK_HOLD_MAX_NS (100ull * NSEC_PER_MSEC)
 
 /*
- * Every CPU's ticks fall on one grid, the multiples of the period from time
- * 0, however often the tick stops and restarts (Linux's tick_nohz_restart()
- * forwards the last expiry, keeping the jiffies grid). A tick restarted at
- * "now + period" would lock onto whatever woke the CPU: with a task whose
- * period is the tick's (cyclictest -i 1000 at HZ=1000), every tick then
- * falls a fixed ~1 us after the task's timer for the whole run, inside its
- * wake-up's wait or inside its run depending on a few instructions of the
- * first wake-up, and PELT and the pack buddy's waiting rule see that tick in
- * every period. The first slot after @after; @last (the tick's previous
- * expiry, a slot or TIMER_NEVER) makes the usual short stop a few additions
- * instead of a 64-bit division (~120 instructions on a Cortex-A9).
+ * Each CPU's ticks keep one grid, k * period + its skew, however often the
+ * tick stops and restarts (Linux's tick_nohz_restart() forwards the last
+ * expiry). A tick restarted at "now + period" would lock onto whatever woke
+ * the CPU: with a task whose period is the tick's (cyclictest -i 1000 at
+ * HZ=1000), every tick then falls a fixed ~1 us after the task's timer for
+ * the whole run, inside its wake-up's wait or inside its run depending on a
+ * few instructions of the first wake-up, and PELT and the pack buddy's
+ * waiting rule see that tick in every period. The skew, cpu x period / (2 x
+ * CPUs) (Linux's skew_tick=1), keeps the CPUs' ticks apart: under QEMU
+ * icount, where vCPUs take turns up to the next timer deadline, ticks all
+ * due at once let a busy vCPU wait several turns for its own, and the
+ * overrun rule above then holds it back further (cpu1 ticked 108 times in
+ * 3 s of test_smp_debug's starvation test). The first slot after @after;
+ * @last (the tick's previous expiry, a slot or TIMER_NEVER) makes the usual
+ * short stop a few additions instead of a 64-bit division (~120
+ * instructions on a Cortex-A9).
  */
-static uint64_t tick_slot_after(uint64_t after, uint64_t last)
+static uint64_t tick_slot_after(const struct rq *rq, uint64_t after, uint64_t last)
 {
-	uint64_t period = tick_period_ns(), next;
+	uint64_t period = tick_period_ns(), skew = rq->tick_skew_ns, next;
 
 	if (last <= after && after - last < 4 * period) {
 		for (next = last + period; next <= after; next += period)
@@ -153,9 +158,9 @@ static uint64_t tick_slot_after(uint64_t after, uint64_t last)
 	} else if (last > after && last - after <= period) {
 		next = last;
 	} else {
-		next = (after / period + 1) * period;
+		next = after < skew ? skew : ((after - skew) / period + 1) * period + skew;
 	}
-	KASSERT_DEBUG(next > after && next % period == 0);
+	KASSERT_DEBUG(next > after && (next - skew) % period == 0);
 	return next;
 }
 
@@ -170,7 +175,7 @@ static void tick_fn(struct timer *t)
 		if (next <= now) {
 			uint64_t late = now - t->expires;
 
-			next = tick_slot_after(now + (late < TICK_HOLD_MAX_NS ? late : TICK_HOLD_MAX_NS), t->expires);
+			next = tick_slot_after(rq, now + (late < TICK_HOLD_MAX_NS ? late : TICK_HOLD_MAX_NS), t->expires);
 			rq->tick_overruns++;
 		}
 		timer_arm(t, next);
@@ -183,7 +188,7 @@ static void tick_start(struct rq *rq, uint64_t now)
 	rq->tick_stopped = false;
 	WRITE_ONCE(rq->last_tick_ns, now);	/* the watchdog counts from here */
 	nohz_exit_idle(rq->cpu);
-	timer_arm(&tick_timers[rq->cpu], tick_slot_after(now, tick_timers[rq->cpu].expires));
+	timer_arm(&tick_timers[rq->cpu], tick_slot_after(rq, now, tick_timers[rq->cpu].expires));
 }
 
 /*
@@ -980,6 +985,7 @@ void sched_init(int cpus)
 		memset(rq, 0, sizeof(*rq));
 		rq->lock = (spinlock_t)SPINLOCK_INIT;
 		rq->cpu = cpu;
+		rq->tick_skew_ns = (uint32_t)(tick_ns / 2 / (uint64_t)cpus * (uint64_t)cpu);
 		pelt_init(&rq->avg, 0);
 		cfs_rq_init(&rq->cfs);
 		timer_setup(&tick_timers[cpu], tick_fn, rq);

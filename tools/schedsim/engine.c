@@ -165,7 +165,7 @@ static uint64_t scaled(const struct sim_cpu *c, uint64_t ns)
  * WORK_JITTER_PPM more or less (uniform, a deterministic sequence per seed),
  * as a real CPU never runs the same code in exactly the same time. Without
  * it only the CPUs' boot times would differ, which the first idle period
- * forgets (the ticks keep one grid), and every seed would give the same run;
+ * forgets (each CPU's ticks keep their grid), and every seed would give the same run;
  * with it, repeats differ as on a board, and an experiment's confidence
  * intervals mean something. Seed 0: no jitter (the validated figures).
  */

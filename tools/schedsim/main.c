@@ -252,7 +252,7 @@ static void cpu_entry(void)
 	sched_idle_loop();
 }
 
-/* A CPU's boot time: 0, or with --seed up to 100 us later (its ticks still keep the one grid). */
+/* A CPU's boot time: 0, or with --seed up to 100 us later (its ticks still keep their grid). */
 static uint64_t boot_skew_ns(int cpu)
 {
 	uint64_t x = (opt.seed + 1) * 0x9e3779b97f4a7c15ull + (uint64_t)cpu * 0xbf58476d1ce4e5b9ull;
