@@ -44,9 +44,12 @@ def test_every_figure_prints_a_result_line_per_task_count():
         assert ctxsw < wake, (ctxsw, wake)
         # The split reps' whole, rep by rep (the sum of the two medians is not a median: it came out
         # below the whole in some builds, 872 < 884). Those reps also read the clock in the
-        # callback: a little more than the timed whole.
+        # callback: a little more than the timed whole, but never less than its fastest rep. Not
+        # "at least the timed median": on qemu-tc2 the reps fall in two groups ~80 ns apart
+        # (930 and 1 006..1 024 after the other figures ran), and nine timed and nine split reps
+        # can put their medians in different groups (1 006 against 958).
         split = int(one["wake_local"]["split_median_ns"])
-        assert wake <= split <= wake + 200, (wake, split)
+        assert int(one["wake_local"]["min_ns"]) <= split <= wake + 200, (wake, split, one["wake_local"]["min_ns"])
         assert one["select"]["pack_test"] == "none", one["select"]
         assert int(one["pack"]["select_median_ns"]) > 0, one["pack"]
         assert one["wake_remote"]["target_cpu"] != one["wake_remote"]["cpu"], one["wake_remote"]
