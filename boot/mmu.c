@@ -80,7 +80,7 @@ void mmu_enable_early(uintptr_t dtb)
 		l1_table[i] = (i << SECTION_SHIFT) | SECT_DEVICE;
 	map_normal((uintptr_t)_image_start, (uintptr_t)_end - (uintptr_t)_image_start);
 	/* An FDT header (magic, then totalsize, big-endian); anything else is left to boot_main()'s checks. */
-	if (dtb && (dtb & 3) == 0 && *(const volatile uint32_t *)dtb == __builtin_bswap32(0xd00dfeedu)) {
+	if (dtb && (dtb & 3) == 0 && *(const volatile uint32_t *)dtb == __builtin_bswap32(FDT_MAGIC)) {
 		uint32_t size = __builtin_bswap32(((const volatile uint32_t *)dtb)[1]);
 
 		dtb_base = dtb;
