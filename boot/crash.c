@@ -7,6 +7,10 @@
  *   crash kernel    the console faults with IRQs off: a kernel fault, panic
  *   crash hang      the console spins with IRQs off: the watchdog (run from a
  *                   busy CPU's tick) panics after 2 s
+ *   crash timer <ms>  the console's CPU stops getting its timer interrupt for
+ *                   <ms> (its PPI masked at the GIC; IRQs stay on), as QEMU
+ *                   with parallel vCPUs on a busy host can do: the watchdog
+ *                   kicks it with IPIs that run its due timers, no panic
  *   crash starve <cpu> <ms>   (debug kernels) the CPU's IRQ exits stop
  *                   preempting for <ms> while it keeps ticking: a task queued
  *                   there behind one that never blocks starves, which the
@@ -16,17 +20,21 @@
 #include <string.h>
 
 #include "arch/arm.h"
+#include "arch/cpu.h"
 #include "boot/boot.h"
+#include "drivers/timer.h"
 #include "kernel/cmdline.h"
 #include "kernel/printk.h"
 #include "kernel/sched.h"
 #include "kernel/sched_report.h"
 #include "kernel/shell.h"
+#include "kernel/time.h"
+#include "kernel/timer.h"
 
 #ifdef CONFIG_SCHED_DEBUG
-#define CRASH_USAGE "undef|abort|overflow|kernel|hang|starve <cpu> <ms>"
+#define CRASH_USAGE "undef|abort|overflow|kernel|hang|timer <ms>|starve <cpu> <ms>"
 #else
-#define CRASH_USAGE "undef|abort|overflow|kernel|hang"
+#define CRASH_USAGE "undef|abort|overflow|kernel|hang|timer <ms>"
 #endif
 
 static volatile uint32_t *volatile bad_pointer;
@@ -85,6 +93,34 @@ static int run_victim(void (*fn)(void *), const char *name)
 	return 0;
 }
 
+/* Runs on the masked CPU, from a kick (its own interrupt cannot come). */
+static void timer_unmask_fn(struct timer *t)
+{
+	(void)t;
+	timer_local_irq_mask(false);
+	kprintf("crash: cpu%d's timer interrupt is unmasked\n", arch_cpu_id());
+}
+
+static int lose_timer_interrupt(unsigned long ms)
+{
+	static struct timer unmask;
+	unsigned long flags;
+
+	if (!unmask.fn)
+		timer_setup(&unmask, timer_unmask_fn, NULL);
+	if (timer_pending(&unmask)) {
+		kprintf("error: crash timer: a CPU's timer interrupt is already masked\n");
+		return 1;
+	}
+	/* Mask and arm on one CPU: the console task must not move in between. */
+	flags = irq_save();
+	timer_local_irq_mask(true);
+	timer_arm(&unmask, clock_ns() + (uint64_t)ms * NSEC_PER_MSEC);
+	kprintf("crash: cpu%d's timer interrupt is masked for %lu ms (IRQs stay on)\n", arch_cpu_id(), ms);
+	irq_restore(flags);
+	return 0;
+}
+
 static int cmd_crash(int argc, char **argv)
 {
 	if (argc == 2 && strcmp(argv[1], "undef") == 0)
@@ -105,6 +141,15 @@ static int cmd_crash(int argc, char **argv)
 		for (;;)
 			__asm__ volatile("" ::: "memory");
 	}
+	if (argc == 3 && strcmp(argv[1], "timer") == 0) {
+		unsigned long ms;
+
+		if (!cmdline_parse_ulong(argv[2], 1, 600000, &ms)) {
+			kprintf("error: usage: crash timer <ms 1..600000>\n");
+			return 1;
+		}
+		return lose_timer_interrupt(ms);
+	}
 #ifdef CONFIG_SCHED_DEBUG
 	if (argc == 4 && strcmp(argv[1], "starve") == 0) {
 		unsigned long cpu, ms;
@@ -124,7 +169,7 @@ static int cmd_crash(int argc, char **argv)
 }
 
 static const struct shell_cmd commands[] = {
-	{ "crash", "undef|abort|overflow|kernel|hang|starve", "trigger a fault (tests fault containment)", cmd_crash },
+	{ "crash", "undef|abort|overflow|kernel|hang|timer|starve", "trigger a fault (tests fault containment)", cmd_crash },
 };
 
 void crash_commands_register(void)

@@ -48,6 +48,15 @@ void timer_cpu_init(void)
 	gic_enable(timer.irq);
 }
 
+/* `crash timer`: this CPU's timer interrupt stops reaching it (its PPI masked at the GIC), IRQs stay on. */
+void timer_local_irq_mask(bool masked)
+{
+	if (masked)
+		gic_disable(timer.irq);
+	else
+		gic_enable(timer.irq);
+}
+
 /* After a power-down that lost it: the local timer's registers (its PPI enable is the GIC's). */
 void timer_cpu_resume(void)
 {

@@ -8,6 +8,7 @@
 #ifndef DRIVERS_TIMER_H
 #define DRIVERS_TIMER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct fdt;
@@ -19,6 +20,8 @@ void timer_cpu_init(void);
 /* This CPU's timer lost its state (power-down): reset its registers; the caller reprograms. */
 void timer_cpu_resume(void);
 uint64_t clock_ns(void);
+/* Mask (or unmask) this CPU's timer interrupt at the interrupt controller: a lost-interrupt test. */
+void timer_local_irq_mask(bool masked);
 /* Arm this CPU's one-shot timer for absolute time @deadline_ns. */
 void clockevent_set_deadline(uint64_t deadline_ns);
 void clockevent_cancel(void);

@@ -134,6 +134,10 @@ struct rq {
 	struct task *yield_skip;	/* curr called task_yield(): pick another if any */
 	struct task *deferred_free;	/* detached task that just exited */
 	uint64_t tick_overruns;		/* ticks that ended past their next slot (tick_fn) */
+	volatile bool timer_kick;	/* the watchdog saw this CPU's timer interrupt late: run due timers */
+	volatile uint64_t timer_kicked_for;	/* the overdue hardware deadline it was kicked for */
+	uint64_t timer_kick_ns;		/* when that kick was sent */
+	uint64_t timer_kicks;		/* kicks that found timers due (their interrupt had not come) */
 #ifdef CONFIG_SCHED_DEBUG
 	struct task *switched_from;	/* off its CPU once the switch is done (on_cpu) */
 	uint64_t nr_irq_exits;		/* sched_irq_exit() calls: a CPU that ticks but never gets here is stuck in IRQs */
@@ -156,6 +160,8 @@ void sched_init_cpu(int cpu);
 void sched_cpu_online(int cpu);
 /* Every CPU the DT names (bit n = CPU n), online or not. */
 uint32_t sched_possible_mask(void);
+/* Late timer interrupts the watchdog kicked so far, all CPUs (kernel/sched/core.c). */
+uint64_t sched_timer_kicks(void);
 /* Enter the idle loop on this CPU; never returns. */
 void sched_idle_loop(void) __attribute__((noreturn));
 

@@ -64,6 +64,8 @@ static inline long long timer_ms_or_never(uint64_t t)
 bool timers_in_callbacks(int cpu);
 /* Run expired timers of the calling CPU, then reprogram the hardware. */
 void timers_run(uint64_t now);
+/* timers_run() if this CPU's earliest timer is due (its interrupt is late); returns how late, 0 if none due. */
+uint64_t timers_run_if_late(uint64_t now);
 
 /* The local timer hardware lost its state: reprogram this CPU's earliest timer. */
 void timers_resume_local(void);

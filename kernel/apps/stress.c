@@ -210,6 +210,7 @@ static int cmd_stress(int argc, char **argv)
 	uint64_t sent = 0, owed = 0, consumed = 0, aff = 0, nice = 0, sleeps = 0;
 	uint32_t starve_before, starve_was;
 	int lost = 0, sync_broken;
+	uint64_t kicks_before, kicks;
 
 	if (argc < 2 || argc > 4 || !cmdline_parse_ulong(argv[1], 1, 3600, &secs) ||
 	    (argc > 2 && !cmdline_parse_ulong(argv[2], 0, 0xffffffffu, &seed)) ||
@@ -228,6 +229,7 @@ static int cmd_stress(int argc, char **argv)
 	st.end_ns = arch_now_ns() + (uint64_t)secs * NSEC_PER_SEC;
 	starve_was = starve_limit_ms();
 	starve_before = starve_reports();
+	kicks_before = sched_timer_kicks();
 #ifdef CONFIG_SCHED_DEBUG
 	/* A task left waiting on a CPU that ticks fails the run at once. */
 	if (!starve_was)
@@ -302,6 +304,12 @@ static int cmd_stress(int argc, char **argv)
 	sched_check_invariants();
 	starve_set_limit_ms(starve_was);
 	st.running = false;
+	kicks = sched_timer_kicks() - kicks_before;
+	if (kicks) {
+		kprintf("stress: FAILED: %llu timer interrupts did not come and were kicked by the watchdog\n",
+			(unsigned long long)kicks);
+		return 1;
+	}
 	kprintf("stress: seed=%lu seconds=%lu workers=%d tokens_sent=%llu tokens_owed=%llu tokens_consumed=%llu "
 		"lost=0 sleeps=%llu affinity_changes=%llu nice_changes=%llu churned=%u pack_switches=%u "
 		"invariant_checks=%u\n",

@@ -238,6 +238,26 @@ void timers_run(uint64_t now)
 }
 
 /*
+ * The watchdog's kick (sched_ipi()): the earliest timer is due but its
+ * interrupt has not come although this CPU takes IPIs. Run the timers as
+ * the interrupt would have; returns how late the earliest was (0: none due,
+ * or timers_run() is already under way on this CPU).
+ */
+uint64_t timers_run_if_late(uint64_t now)
+{
+	struct timer_base *b = &bases[arch_cpu_id()];
+	unsigned long flags = spin_lock_irqsave(&b->lock);
+	bool due = !b->running && b->nr && b->heap[0]->expires <= now;
+	uint64_t late = due ? now - b->heap[0]->expires : 0;
+
+	spin_unlock_irqrestore(&b->lock, flags);
+	if (!due)
+		return 0;
+	timers_run(now);
+	return late ? late : 1;
+}
+
+/*
  * This CPU's timer hardware lost its state (a power-down with context loss,
  * include/arch/suspend.h): whatever `programmed` says is no longer in the
  * hardware, so program the earliest timer again. Not from a timer callback
