@@ -169,9 +169,12 @@ def test_watchdog_kicks_a_cpu_whose_timer_interrupt_is_lost():
         assert r.status == 0 and "panic" not in r.output, r
         assert "crash: cpu0's timer interrupt is masked for 3000 ms (IRQs stay on)" in r.output, r
         m = re.search(r"^watchdog: cpu0's timer interrupt is (\d+) ms late while it takes IPIs: "
-                      r"the watchdog's IPI ran its timers \(kick 1\)$", r.output, re.M)
+                      r"the watchdog's IPI ran its timers \(kick 1; hardware set for (\d+) ms, earliest of \d+ "
+                      r"timers (\d+) ms, tick (stopped|armed)\)$", r.output, re.M)
         # Due at 3 s (the unmask), kicked once 1 s past it, from a check every 64 ticks.
         assert m and 1000 <= int(m.group(1)) < 1200, r
+        # The hardware was set for what was due first: the unmask, at 3 s.
+        assert m.group(2) == m.group(3) and 3000 <= int(m.group(2)) < 3100, r
         assert r.output.index("crash: cpu0's timer interrupt is unmasked") < m.start(), r
         up = re.search(r"^up (\d+\.\d+) s$", r.output, re.M)
         assert up and 4.0 <= float(up.group(1)) < 4.5, r
