@@ -8,9 +8,9 @@
  *   crash hang      the console spins with IRQs off: the watchdog (run from a
  *                   busy CPU's tick) panics after 2 s
  *   crash timer <ms>  the console's CPU stops getting its timer interrupt for
- *                   <ms> (its PPI masked at the GIC; IRQs stay on), as QEMU
- *                   with parallel vCPUs on a busy host can do: the watchdog
- *                   kicks it with IPIs that run its due timers, no panic
+ *                   <ms> (its PPI masked at the GIC; IRQs stay on): the
+ *                   watchdog kicks it with an IPI that runs its due timers
+ *                   (the unmask among them), no panic
  *   crash starve <cpu> <ms>   (debug kernels) the CPU's IRQ exits stop
  *                   preempting for <ms> while it keeps ticking: a task queued
  *                   there behind one that never blocks starves, which the

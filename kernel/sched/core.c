@@ -229,8 +229,8 @@ static uint64_t tick_stop_idle(struct rq *rq)
  * deadline than the one recorded), which leaves the CPU stuck for ever if
  * it is idle, where no stall is seen. The kick keeps it alive and the
  * warning is counted (`stress` prints the count: its parallel-vCPU runs
- * still lose timer interrupts, about one a minute even on a quiet host,
- * cause not known yet, issue 23). One that does not answer within the
+ * still lose timer interrupts now and then, on a quiet host too, cause not
+ * known yet, issue 23). One that does not answer within the
  * stall limit gets the panic, which then says it was kicked.
  */
 #define WATCHDOG_NS (2ull * NSEC_PER_SEC)
