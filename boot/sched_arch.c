@@ -17,6 +17,11 @@ void arch_timer_program(uint64_t deadline_ns)
 		clockevent_set_deadline(deadline_ns);
 }
 
+bool arch_timer_read_hw(struct arch_timer_hw *hw)
+{
+	return clockevent_read(hw);
+}
+
 void arch_send_reschedule(int cpu)
 {
 	inject_delay(INJECT_IPI);

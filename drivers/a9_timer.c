@@ -18,6 +18,7 @@
 #define GT_CTRL_ENABLE (1u << 0)
 
 #define TWD_LOAD   0x00
+#define TWD_COUNTER 0x04
 #define TWD_CTRL   0x08
 #define TWD_INTSTAT 0x0c
 #define TWD_CTRL_ENABLE (1u << 0)
@@ -53,6 +54,18 @@ static void twd_cancel(void)
 static void twd_ack(void)
 {
 	mmio_write32(twd_base + TWD_INTSTAT, 1);
+}
+
+/* The TWD counts down: its deadline is now + Counter (0 once it has fired, one-shot). */
+static void twd_read(uint64_t *deadline_ticks, bool *enabled, bool *masked, bool *fired)
+{
+	uint64_t now = mmio_read_counter64(gt_base);
+	uint32_t ctrl = mmio_read32(twd_base + TWD_CTRL);
+
+	*deadline_ticks = now + mmio_read32(twd_base + TWD_COUNTER);
+	*enabled = ctrl & TWD_CTRL_ENABLE;
+	*masked = !(ctrl & TWD_CTRL_IRQ);
+	*fired = mmio_read32(twd_base + TWD_INTSTAT) & 1;
 }
 
 static void twd_cpu_init(void)
@@ -144,5 +157,6 @@ int a9_timer_probe(const struct fdt *fdt, struct timer_ops *ops)
 	ops->cancel = twd_cancel;
 	ops->ack = twd_ack;
 	ops->cpu_init = twd_cpu_init;
+	ops->read = twd_read;
 	return 0;
 }

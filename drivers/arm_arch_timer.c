@@ -15,6 +15,7 @@
 
 #define CNTV_CTL_ENABLE (1u << 0)
 #define CNTV_CTL_IMASK  (1u << 1)
+#define CNTV_CTL_ISTATUS (1u << 2)
 
 static void cntv_set_deadline(uint64_t ticks)
 {
@@ -35,6 +36,18 @@ static void cntv_ack(void)
 	/* Level interrupt: mask it until the next deadline is programmed. */
 	__asm__ volatile("mcr p15, 0, %0, c14, c3, 1" ::"r"(CNTV_CTL_ENABLE | CNTV_CTL_IMASK));
 	isb();
+}
+
+static void cntv_read(uint64_t *deadline_ticks, bool *enabled, bool *masked, bool *fired)
+{
+	uint32_t lo, hi, ctl;
+
+	__asm__ volatile("mrrc p15, 3, %0, %1, c14" : "=r"(lo), "=r"(hi));
+	__asm__ volatile("mrc p15, 0, %0, c14, c3, 1" : "=r"(ctl));
+	*deadline_ticks = ((uint64_t)hi << 32) | lo;
+	*enabled = ctl & CNTV_CTL_ENABLE;
+	*masked = ctl & CNTV_CTL_IMASK;
+	*fired = ctl & CNTV_CTL_ISTATUS;
 }
 
 static void cntv_cpu_init(void)
@@ -59,5 +72,6 @@ int arch_timer_probe(const struct fdt *fdt, struct timer_ops *ops)
 	ops->cancel = cntv_cancel;
 	ops->ack = cntv_ack;
 	ops->cpu_init = cntv_cpu_init;
+	ops->read = cntv_read;
 	return 0;
 }

@@ -99,6 +99,17 @@ void clockevent_cancel(void)
 	timer.cancel();
 }
 
+bool clockevent_read(struct arch_timer_hw *hw)
+{
+	uint64_t ticks;
+
+	if (!timer.read)
+		return false;
+	timer.read(&ticks, &hw->enabled, &hw->masked, &hw->fired);
+	hw->deadline_ns = clock_ticks_to_ns(&clk.conv, ticks);
+	return true;
+}
+
 void timer_set_handler(timer_event_fn fn)
 {
 	event_fn = fn;

@@ -25,6 +25,9 @@ void timer_local_irq_mask(bool masked);
 /* Arm this CPU's one-shot timer for absolute time @deadline_ns. */
 void clockevent_set_deadline(uint64_t deadline_ns);
 void clockevent_cancel(void);
+/* Read this CPU's timer back (ticks converted to ns); false if the driver cannot. */
+struct arch_timer_hw;
+bool clockevent_read(struct arch_timer_hw *hw);
 /* Called (IRQ context, on the CPU whose timer fired) on expiry. */
 void timer_set_handler(timer_event_fn fn);
 const char *timer_name(void);
@@ -74,6 +77,8 @@ struct timer_ops {
 	void (*cancel)(void);
 	void (*ack)(void);			/* in the IRQ handler */
 	void (*cpu_init)(void);
+	/* This CPU's timer as it is: deadline in absolute ticks and its state (may be NULL). */
+	void (*read)(uint64_t *deadline_ticks, bool *enabled, bool *masked, bool *fired);
 };
 
 int arch_timer_probe(const struct fdt *fdt, struct timer_ops *ops);

@@ -11,6 +11,7 @@
 #include "arch/cost.h"
 #include "arch/cpu.h"
 #include "arch/ipi.h"
+#include "arch/timer.h"
 #include "kernel/idle.h"
 #include "kernel/format.h"
 #include "kernel/inject.h"
@@ -610,16 +611,24 @@ void sched_ipi(void)
 		const struct timer *tick = &tick_timers[rq->cpu];
 		bool tick_armed = tick->cpu == rq->cpu, tick_stopped = rq->tick_stopped;
 
+		struct arch_timer_hw hw;
+		char holds[96] = "";
+
 		WRITE_ONCE(rq->timer_kick, false);
-		timers_diag(rq->cpu, &td);	/* as the interrupt left it: what was the hardware set for? */
+		/* As the interrupt left them: what the heap recorded, and what the hardware holds. */
+		timers_diag(rq->cpu, &td);
+		if (arch_timer_read_hw(&hw))
+			ksnprintf(holds, sizeof(holds), "; it holds %lld ms, %s%s%s", timer_ms_or_never(hw.deadline_ns),
+				  hw.enabled ? "enabled" : "disabled", hw.masked ? ", masked" : "",
+				  hw.fired ? ", fired" : ", not fired");
 		late = timers_run_if_late(now);
 		/* First one per CPU, then every 64th: a limping timer should not flood the console. */
 		if (late && rq->timer_kicks++ % 64 == 0)
 			kprintf("watchdog: cpu%d's timer interrupt is %llu ms late while it takes IPIs: "
-				"the watchdog's IPI ran its timers (kick %llu; hardware set for %lld ms, earliest of %u "
+				"the watchdog's IPI ran its timers (kick %llu; hardware set for %lld ms%s, earliest of %u "
 				"timers %lld ms, tick %s)\n",
 				rq->cpu, (unsigned long long)(late / NSEC_PER_MSEC), (unsigned long long)rq->timer_kicks,
-				timer_ms_or_never(td.programmed), td.nr, timer_ms_or_never(td.next),
+				timer_ms_or_never(td.programmed), holds, td.nr, timer_ms_or_never(td.next),
 				tick_stopped ? "stopped" : tick_armed ? "armed" : "NOT ARMED although running");
 	}
 	drain_wake_list(rq);

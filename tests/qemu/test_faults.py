@@ -169,12 +169,17 @@ def test_watchdog_kicks_a_cpu_whose_timer_interrupt_is_lost():
         assert r.status == 0 and "panic" not in r.output, r
         assert "crash: cpu0's timer interrupt is masked for 3000 ms (IRQs stay on)" in r.output, r
         m = re.search(r"^watchdog: cpu0's timer interrupt is (\d+) ms late while it takes IPIs: "
-                      r"the watchdog's IPI ran its timers \(kick 1; hardware set for (\d+) ms, earliest of \d+ "
-                      r"timers (\d+) ms, tick (stopped|armed)\)$", r.output, re.M)
+                      r"the watchdog's IPI ran its timers \(kick 1; hardware set for (\d+) ms; it holds (\d+) ms, "
+                      r"enabled, fired, earliest of \d+ timers (\d+) ms, tick (stopped|armed)\)$", r.output, re.M)
         # Due at 3 s (the unmask), kicked once 1 s past it, from a check every 64 ticks.
         assert m and 1000 <= int(m.group(1)) < 1200, r
-        # The hardware was set for what was due first: the unmask, at 3 s.
-        assert m.group(2) == m.group(3) and 3000 <= int(m.group(2)) < 3100, r
+        # The hardware was set for what was due first, the unmask at 3 s, and read back it
+        # holds that deadline and has fired: the interrupt was lost at the GIC, not the timer.
+        assert m.group(2) == m.group(4) and 3000 <= int(m.group(2)) < 3100, r
+        # The TWD counts down to 0 from the deadline it was given: its read-back is the
+        # moment of the read, not the deadline (a9_timer.c); the generic timer keeps CVAL.
+        if board == "qemu-tc2":
+            assert m.group(3) == m.group(2), r
         assert r.output.index("crash: cpu0's timer interrupt is unmasked") < m.start(), r
         up = re.search(r"^up (\d+\.\d+) s$", r.output, re.M)
         assert up and 4.0 <= float(up.group(1)) < 4.5, r

@@ -134,6 +134,12 @@ void arch_timer_program(uint64_t deadline_ns)
 	(void)deadline_ns;
 }
 
+bool arch_timer_read_hw(struct arch_timer_hw *hw)
+{
+	(void)hw;
+	return false;
+}
+
 void arch_send_reschedule(int cpu)
 {
 	(void)cpu;
