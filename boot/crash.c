@@ -11,6 +11,11 @@
  *                   <ms> (its PPI masked at the GIC; IRQs stay on): the
  *                   watchdog kicks it with an IPI that runs its due timers
  *                   (the unmask among them), no panic
+ *   crash vfp <ms>  for <ms>, a timer callback on CPU 1 (interrupt context)
+ *                   overwrites d0-d7 and FPSCR every ms, as any handler's C
+ *                   code may (newlib's memcpy, GCC's 64-bit constant stores),
+ *                   while a task there keeps values in them: the interrupt
+ *                   entry must give them back (boot/head.S, vec_irq)
  *   crash starve <cpu> <ms>   (debug kernels) the CPU's IRQ exits stop
  *                   preempting for <ms> while it keeps ticking: a task queued
  *                   there behind one that never blocks starves, which the
@@ -32,9 +37,9 @@
 #include "kernel/timer.h"
 
 #ifdef CONFIG_SCHED_DEBUG
-#define CRASH_USAGE "undef|abort|overflow|kernel|hang|timer <ms>|starve <cpu> <ms>"
+#define CRASH_USAGE "undef|abort|overflow|kernel|hang|timer <ms>|vfp <ms>|starve <cpu> <ms>"
 #else
-#define CRASH_USAGE "undef|abort|overflow|kernel|hang|timer <ms>"
+#define CRASH_USAGE "undef|abort|overflow|kernel|hang|timer <ms>|vfp <ms>"
 #endif
 
 static volatile uint32_t *volatile bad_pointer;
@@ -121,6 +126,107 @@ static int lose_timer_interrupt(unsigned long ms)
 	return 0;
 }
 
+/*
+ * `crash vfp`: what the task holds in the caller-saved VFP registers
+ * (AAPCS-VFP: d0-d7 and FPSCR), and what the interrupt writes over them.
+ * FPSCR: NZCV, default NaN, round towards zero, two cumulative flags (no
+ * Len/Stride, which Cortex-A15 does not implement).
+ */
+static const uint64_t vfp_held[8] = {
+	0x0123456789abcdefull, 0x1111111122222222ull, 0x3333333344444444ull, 0x5555555566666666ull,
+	0x7777777788888888ull, 0x99999999aaaaaaaaull, 0xbbbbbbbbccccccccull, 0xddddddddeeeeeeeeull,
+};
+#define VFP_HELD_FPSCR 0xa2c00003u
+
+static struct {
+	struct timer clobber;
+	volatile bool active;
+	volatile unsigned int interrupts;
+	uint64_t period_ns;
+} vfp;
+
+static void vfp_clobber_fn(struct timer *t)
+{
+	uint32_t junk = 0xdead0000u + vfp.interrupts;
+
+	__asm__ volatile("vmov d0, %0, %0\n\tvmov d1, %0, %0\n\tvmov d2, %0, %0\n\tvmov d3, %0, %0\n\t"
+			 "vmov d4, %0, %0\n\tvmov d5, %0, %0\n\tvmov d6, %0, %0\n\tvmov d7, %0, %0\n\t"
+			 "vmsr fpscr, %1"
+			 :: "r"(junk), "r"(0u) : "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7");
+	vfp.interrupts++;
+	if (vfp.active)
+		timer_arm(t, clock_ns() + vfp.period_ns);
+}
+
+/*
+ * Load the held values and check them @rounds times in a row, in one asm
+ * block (no call may come between: calls may use d0-d7). Returns 0 if they
+ * held, else 1 + the register that changed (d0..d7), 9 for FPSCR.
+ */
+static uint32_t vfp_hold(uint32_t rounds)
+{
+	uint32_t bad;
+
+#define VFP_CHECK(n) "vmov r0, r1, d" #n "\n\tldrd r2, r3, [%[held], #" #n "*8]\n\t" \
+		     "cmp r0, r2\n\tcmpeq r1, r3\n\tmovne %[bad], #" #n "+1\n\tbne 2f\n\t"
+	__asm__ volatile("vldmia %[held], {d0-d7}\n\t"
+			 "vmsr fpscr, %[fpscr]\n"
+			 "1:\t"
+			 VFP_CHECK(0) VFP_CHECK(1) VFP_CHECK(2) VFP_CHECK(3)
+			 VFP_CHECK(4) VFP_CHECK(5) VFP_CHECK(6) VFP_CHECK(7)
+			 "vmrs r0, fpscr\n\t"
+			 "cmp r0, %[fpscr]\n\tmovne %[bad], #9\n\tbne 2f\n\t"
+			 "subs %[n], %[n], #1\n\tbne 1b\n\t"
+			 "mov %[bad], #0\n"
+			 "2:"
+			 : [bad] "=&r"(bad), [n] "+r"(rounds)
+			 : [held] "r"(vfp_held), [fpscr] "r"(VFP_HELD_FPSCR)
+			 : "r0", "r1", "r2", "r3", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7", "cc", "memory");
+#undef VFP_CHECK
+	__asm__ volatile("vmsr fpscr, %0" :: "r"(0u));
+	return bad;
+}
+
+static void vfp_fn(void *arg)
+{
+	uint64_t end = clock_ns() + (uint64_t)(uintptr_t)arg * NSEC_PER_MSEC;
+	unsigned long flags;
+	uint32_t bad = 0;
+	unsigned int seen;
+
+	vfp.interrupts = 0;
+	vfp.active = true;
+	vfp.period_ns = NSEC_PER_MSEC;
+	timer_setup(&vfp.clobber, vfp_clobber_fn, NULL);
+	flags = irq_save();	/* armed here: on this task's CPU */
+	timer_arm(&vfp.clobber, clock_ns() + vfp.period_ns);
+	irq_restore(flags);
+	while (!bad && clock_ns() < end)
+		bad = vfp_hold(20000);
+	vfp.active = false;
+	timer_cancel(&vfp.clobber);
+	seen = vfp.interrupts;
+	if (bad)
+		kprintf("crash: vfp: the task's %s%u changed across an interrupt on cpu%d (after %u interrupts that "
+			"overwrote d0-d7 and FPSCR)\n", bad == 9 ? "FPSCR" : "d", bad == 9 ? 0u : (unsigned)(bad - 1),
+			arch_cpu_id(), seen);
+	else
+		kprintf("crash: vfp: the task's d0-d7 and FPSCR held across %u interrupts on cpu%d that overwrote "
+			"them\n", seen, arch_cpu_id());
+	task_exit(bad ? 1 : 0);
+}
+
+static int hold_vfp_across_interrupts(unsigned long ms)
+{
+	struct task *t = task_create("vfp", vfp_fn, (void *)(uintptr_t)ms, 0, 1u << 1 % (unsigned)sched_nr_cpus());
+
+	if (!t) {
+		kprintf("error: crash: no task slot\n");
+		return 1;
+	}
+	return task_join(t) == 0 ? 0 : 1;
+}
+
 static int cmd_crash(int argc, char **argv)
 {
 	if (argc == 2 && strcmp(argv[1], "undef") == 0)
@@ -150,6 +256,15 @@ static int cmd_crash(int argc, char **argv)
 		}
 		return lose_timer_interrupt(ms);
 	}
+	if (argc == 3 && strcmp(argv[1], "vfp") == 0) {
+		unsigned long ms;
+
+		if (!cmdline_parse_ulong(argv[2], 1, 600000, &ms)) {
+			kprintf("error: usage: crash vfp <ms 1..600000>\n");
+			return 1;
+		}
+		return hold_vfp_across_interrupts(ms);
+	}
 #ifdef CONFIG_SCHED_DEBUG
 	if (argc == 4 && strcmp(argv[1], "starve") == 0) {
 		unsigned long cpu, ms;
@@ -169,7 +284,7 @@ static int cmd_crash(int argc, char **argv)
 }
 
 static const struct shell_cmd commands[] = {
-	{ "crash", "undef|abort|overflow|kernel|hang|timer|starve", "trigger a fault (tests fault containment)", cmd_crash },
+	{ "crash", "undef|abort|overflow|kernel|hang|timer|vfp|starve", "trigger a fault (tests fault containment)", cmd_crash },
 };
 
 void crash_commands_register(void)

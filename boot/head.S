@@ -276,7 +276,11 @@ trap_return:
 
 /*
  * IRQ: push the return state onto the SVC stack and handle the interrupt in
- * SVC mode, with the stack 8-byte aligned for AAPCS.
+ * SVC mode, with the stack 8-byte aligned for AAPCS. The handler is C built
+ * for the hard-float ABI, which may use the caller-saved VFP registers d0-d7
+ * and FPSCR (newlib's memcpy does; GCC stores 64-bit constants through d7):
+ * the interrupted code may hold live values there, so they are saved too
+ * (`crash vfp` checks it). d8-d15 are callee-saved: C gives them back.
  */
 vec_irq:
 	sub	lr, lr, #4
@@ -285,9 +289,13 @@ vec_irq:
 	push	{r0-r3, r12, lr}
 	and	r1, sp, #4
 	sub	sp, sp, r1
+	vmrs	r2, fpscr
 	push	{r1, r2}
+	vpush	{d0-d7}
 	bl	irq_handler
+	vpop	{d0-d7}
 	pop	{r1, r2}
+	vmsr	fpscr, r2
 	add	sp, sp, r1
 	pop	{r0-r3, r12, lr}
 	rfeia	sp!

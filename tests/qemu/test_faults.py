@@ -183,3 +183,20 @@ def test_watchdog_kicks_a_cpu_whose_timer_interrupt_is_lost():
         assert r.output.index("crash: cpu0's timer interrupt is unmasked") < m.start(), r
         up = re.search(r"^up (\d+\.\d+) s$", r.output, re.M)
         assert up and 4.0 <= float(up.group(1)) < 4.5, r
+
+
+def test_interrupts_keep_the_tasks_vfp_registers():
+    # A task holds values in d0-d7 and FPSCR (caller-saved under the
+    # hard-float ABI) while a timer callback on its CPU, in interrupt context,
+    # overwrites them every ms, as handlers' C code does (newlib's memcpy,
+    # GCC's 64-bit constant stores through d7). The IRQ entry (vec_irq) must
+    # give them back. Before it saved them, the task saw d7 change before the
+    # first of its own interrupts: the kernel's tick had already done it.
+    for board in ("qemu-tc2", "vexpress-a9"):
+        r = boot(board, run="crash vfp 200; crash vfp 0", timeout=120)
+        assert r.status == 0 and "panic" not in r.output, r
+        m = re.search(r"^crash: vfp: the task's d0-d7 and FPSCR held across (\d+) interrupts on cpu1 "
+                      r"that overwrote them$", r.output, re.M)
+        # One per ms for 200 ms (icount: exact but for the first and last).
+        assert m and 195 <= int(m.group(1)) <= 201, r
+        assert "error: usage: crash vfp <ms 1..600000>" in r.output, r
