@@ -16,6 +16,12 @@
  *                   code may (newlib's memcpy, GCC's 64-bit constant stores),
  *                   while a task there keeps values in them: the interrupt
  *                   entry must give them back (boot/head.S, vec_irq)
+ *   crash backlog <n> <ms>  n timers on CPU 1 fall due at once, each callback
+ *                   busy for <ms> (a wake-up waiting on rq locks behind vCPUs
+ *                   the host preempted, issue 23), while a task there spins:
+ *                   it says how long the task went without running (one
+ *                   interrupt ran the whole backlog before timers_run() had
+ *                   a budget)
  *   crash starve <cpu> <ms>   (debug kernels) the CPU's IRQ exits stop
  *                   preempting for <ms> while it keeps ticking: a task queued
  *                   there behind one that never blocks starves, which the
@@ -37,9 +43,9 @@
 #include "kernel/timer.h"
 
 #ifdef CONFIG_SCHED_DEBUG
-#define CRASH_USAGE "undef|abort|overflow|kernel|hang|timer <ms>|vfp <ms>|starve <cpu> <ms>"
+#define CRASH_USAGE "undef|abort|overflow|kernel|hang|timer <ms>|vfp <ms>|backlog <n> <ms>|starve <cpu> <ms>"
 #else
-#define CRASH_USAGE "undef|abort|overflow|kernel|hang|timer <ms>|vfp <ms>"
+#define CRASH_USAGE "undef|abort|overflow|kernel|hang|timer <ms>|vfp <ms>|backlog <n> <ms>"
 #endif
 
 static volatile uint32_t *volatile bad_pointer;
@@ -227,6 +233,72 @@ static int hold_vfp_across_interrupts(unsigned long ms)
 	return task_join(t) == 0 ? 0 : 1;
 }
 
+#define BACKLOG_MAX 64
+
+static struct {
+	struct timer timers[BACKLOG_MAX];
+	unsigned int n;
+	uint32_t busy_us;
+	volatile unsigned int done;
+	uint64_t first_ns, last_ns;	/* first callback started, last one returned */
+} backlog;
+
+static void backlog_fn(struct timer *t)
+{
+	(void)t;
+	if (!backlog.first_ns)
+		backlog.first_ns = clock_ns();
+	udelay(backlog.busy_us);
+	backlog.last_ns = clock_ns();
+	backlog.done++;
+}
+
+static void backlog_task_fn(void *arg)
+{
+	uint64_t prev, longest = 0, due;
+	unsigned long flags;
+
+	(void)arg;
+	backlog.done = 0;
+	backlog.first_ns = 0;
+	flags = irq_save();	/* armed here: all on this task's CPU */
+	due = clock_ns() + 10 * NSEC_PER_MSEC;
+	for (unsigned int i = 0; i < backlog.n; i++) {
+		timer_setup(&backlog.timers[i], backlog_fn, NULL);
+		timer_arm(&backlog.timers[i], due);
+	}
+	irq_restore(flags);
+	prev = clock_ns();
+	for (;;) {
+		uint64_t now = clock_ns();
+
+		if (backlog.first_ns && now - prev > longest)
+			longest = now - prev;
+		prev = now;
+		if (backlog.done == backlog.n)
+			break;
+	}
+	kprintf("crash: backlog: %u callbacks of %lu ms on cpu%d took %llu ms; the task there went %llu ms "
+		"without running\n", backlog.n, (unsigned long)(backlog.busy_us / 1000), arch_cpu_id(),
+		(unsigned long long)((backlog.last_ns - backlog.first_ns) / NSEC_PER_MSEC),
+		(unsigned long long)(longest / NSEC_PER_MSEC));
+	task_exit(0);
+}
+
+static int run_backlog(unsigned long n, unsigned long ms)
+{
+	struct task *t;
+
+	backlog.n = (unsigned int)n;
+	backlog.busy_us = (uint32_t)ms * 1000u;
+	t = task_create("backlog", backlog_task_fn, NULL, 0, 1u << 1 % (unsigned)sched_nr_cpus());
+	if (!t) {
+		kprintf("error: crash: no task slot\n");
+		return 1;
+	}
+	return task_join(t) == 0 ? 0 : 1;
+}
+
 static int cmd_crash(int argc, char **argv)
 {
 	if (argc == 2 && strcmp(argv[1], "undef") == 0)
@@ -256,6 +328,15 @@ static int cmd_crash(int argc, char **argv)
 		}
 		return lose_timer_interrupt(ms);
 	}
+	if (argc == 4 && strcmp(argv[1], "backlog") == 0) {
+		unsigned long n, ms;
+
+		if (!cmdline_parse_ulong(argv[2], 1, BACKLOG_MAX, &n) || !cmdline_parse_ulong(argv[3], 1, 1000, &ms)) {
+			kprintf("error: usage: crash backlog <timers 1..%d> <ms 1..1000>\n", BACKLOG_MAX);
+			return 1;
+		}
+		return run_backlog(n, ms);
+	}
 	if (argc == 3 && strcmp(argv[1], "vfp") == 0) {
 		unsigned long ms;
 
@@ -284,7 +365,7 @@ static int cmd_crash(int argc, char **argv)
 }
 
 static const struct shell_cmd commands[] = {
-	{ "crash", "undef|abort|overflow|kernel|hang|timer|vfp|starve", "trigger a fault (tests fault containment)", cmd_crash },
+	{ "crash", "undef|abort|overflow|kernel|hang|timer|vfp|backlog|starve", "trigger a fault (tests fault containment)", cmd_crash },
 };
 
 void crash_commands_register(void)

@@ -3,7 +3,7 @@
  * scheduler's SMP protocols. A loaded host opens the windows of these
  * protocols by descheduling a vCPU at the wrong moment (a lock holder, a
  * waker between its push and its IPI, an idle CPU between its last check
- * and WFI); `inject` opens the same windows on purpose, so that a stress run
+ * and WFI, a timer callback whose wake-up waits on a lock); `inject` opens the same windows on purpose, so that a stress run
  * on a quiet host, or under icount (deterministically, for a given seed),
  * exercises them. Release kernels compile every call to nothing.
  *
@@ -32,6 +32,8 @@ enum inject_point {
 	INJECT_IDLE,		/* idle loop: after its last check for work, before WFI */
 	INJECT_IRQ_EXIT,	/* end of an IRQ, before the need_resched check */
 	INJECT_WAKE_LIST,	/* a wakee between its old rq and its new one (push, drain) */
+	INJECT_TIMER,		/* before each timer callback, in the interrupt (its wake-up waiting on
+				 * rq locks behind vCPUs the host preempted: issue 23's backlogs) */
 	INJECT_NR_POINTS,
 };
 

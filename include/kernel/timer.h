@@ -53,6 +53,7 @@ struct timers_diag {
 	uint64_t last_run_ns;	/* when timers_run() last started */
 	uintptr_t current_fn;	/* address of the callback it is in, 0: none */
 	unsigned int callbacks_run;	/* callbacks done by the timers_run() in progress (or the last) */
+	uint64_t last_callback_ns;	/* when a callback last returned (a backlog's progress) */
 };
 void timers_diag(int cpu, struct timers_diag *d);
 /* A time in whole ms for a report; TIMER_NEVER as -1. */
@@ -62,8 +63,19 @@ static inline long long timer_ms_or_never(uint64_t t)
 }
 /* Is @cpu inside timers_run()'s callbacks? (A callback must not schedule.) */
 bool timers_in_callbacks(int cpu);
-/* Run expired timers of the calling CPU, then reprogram the hardware. */
+/*
+ * Run expired timers of the calling CPU, then reprogram the hardware. One
+ * call runs callbacks for at most TIMERS_RUN_BUDGET_NS (and at least one):
+ * a backlog (a vCPU the host did not run, callbacks whose wake-ups wait on
+ * locks) is left to another interrupt after a gap as long as the run took
+ * (at most TIMERS_BACKLOG_GAP_MAX_NS), so the CPU keeps scheduling, taking
+ * IPIs and running its tasks between the interrupts that drain it.
+ */
+#define TIMERS_RUN_BUDGET_NS (500ull * NSEC_PER_USEC)
+#define TIMERS_BACKLOG_GAP_MAX_NS NSEC_PER_MSEC
 void timers_run(uint64_t now);
+/* How many timers_run() calls, on all CPUs so far, left due timers to the next interrupt. */
+uint64_t timer_backlog_breaks(void);
 /* timers_run() if this CPU's earliest timer is due (its interrupt is late); returns how late, 0 if none due. */
 uint64_t timers_run_if_late(uint64_t now);
 

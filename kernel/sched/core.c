@@ -252,12 +252,6 @@ static void watchdog_kick_late_timer(int cpu, const struct timers_diag *td, uint
 	arch_send_reschedule(cpu);
 }
 
-/* A CPU seen working through its timer callbacks: how many it had done, and when that was seen. */
-static struct {
-	unsigned int callbacks;
-	uint64_t seen_ns;
-} watchdog_progress[CONFIG_NR_CPUS];
-
 static void watchdog_check(const struct rq *self, uint64_t now)
 {
 	for (int cpu = 0; cpu < sched_cpu_count; cpu++) {
@@ -274,17 +268,13 @@ static void watchdog_check(const struct rq *self, uint64_t now)
 		if (READ_ONCE(rq->tick_stopped) || last == 0 || now < last || now - last < WATCHDOG_NS)
 			continue;
 		/*
-		 * Working through a backlog of expired timers (a vCPU the host
-		 * did not run for a while, each wake-up waiting for locks whose
-		 * holders the host preempted) is slow progress, not a stall:
-		 * the limit runs from the last callback seen to finish. Checkers
-		 * race on the record harmlessly: any of them may refresh it.
+		 * Working through a backlog of expired timers is slow progress,
+		 * not a stall: its tick, due after them, waits its turn, while
+		 * each callback's wake-up may wait long for rq locks (seen: 25 to
+		 * 125 ms each behind vCPUs the host preempted, 172 callbacks in
+		 * 14 s). The limit runs from the last callback to return.
 		 */
-		if (td.running && td.callbacks_run != READ_ONCE(watchdog_progress[cpu].callbacks)) {
-			WRITE_ONCE(watchdog_progress[cpu].callbacks, td.callbacks_run);
-			WRITE_ONCE(watchdog_progress[cpu].seen_ns, now);
-		}
-		if (td.running && now - READ_ONCE(watchdog_progress[cpu].seen_ns) < WATCHDOG_NS)
+		if (td.last_callback_ns > last && (now < td.last_callback_ns || now - td.last_callback_ns < WATCHDOG_NS))
 			continue;
 		if (td.running)
 			ksnprintf(in_cb, sizeof(in_cb), ", still in its timer callback at 0x%x after %u callbacks",

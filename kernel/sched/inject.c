@@ -20,6 +20,7 @@ static const char *const point_names[INJECT_NR_POINTS] = {
 	[INJECT_IDLE] = "idle",
 	[INJECT_IRQ_EXIT] = "irqexit",
 	[INJECT_WAKE_LIST] = "wakelist",
+	[INJECT_TIMER] = "timer",
 };
 #define NOIRQ_BIT (1u << INJECT_NR_POINTS)	/* the `noirq` modifier in the mask */
 
@@ -162,7 +163,7 @@ static int cmd_inject(int argc, char **argv)
 	    !(mask = parse_points(argv[2])) || !parse_range(argv[3], &min_us, &max_us) ||
 	    (argc >= 5 && !cmdline_parse_ulong(argv[4], 0, 1000, &permille)) ||
 	    (argc == 6 && !cmdline_parse_ulong(argv[5], 1, 0xffffffffu, &cpus))) {
-		kprintf("error: usage: inject <seed> <all|unlock,ipi,idle,irqexit,wakelist[,noirq]> <[min_us..]max_us> "
+		kprintf("error: usage: inject <seed> <all|unlock,ipi,idle,irqexit,wakelist,timer[,noirq]> <[min_us..]max_us> "
 			"[permille 0..1000 [cpu mask]] | off\n");
 		return 1;
 	}

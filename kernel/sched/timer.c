@@ -6,6 +6,7 @@
 #include "arch/barrier.h"
 #include "arch/cpu.h"
 #include "arch/spinlock.h"
+#include "kernel/inject.h"
 #include "kernel/panic.h"
 
 struct timer_base {
@@ -16,6 +17,9 @@ struct timer_base {
 	uint64_t last_run_ns;	/* when timers_run() last started (diagnostics) */
 	timer_fn current_fn;	/* the callback being run, if any (diagnostics) */
 	unsigned int callbacks_run;	/* by the timers_run() in progress or last (diagnostics) */
+	uint64_t last_callback_ns;	/* when a callback last returned (the watchdog's progress) */
+	uint64_t resume_ns;	/* a backlog left by timers_run(): not to fire before this */
+	uint64_t backlog_breaks;	/* how often timers_run() left one (diagnostics, racy sums) */
 	struct timer *heap[TIMERS_PER_CPU];
 };
 
@@ -88,10 +92,13 @@ static void heap_remove(struct timer_base *b, struct timer *t)
 		sift_up(b, i);
 }
 
-/* Program the hardware for the earliest timer if that changed. */
+/* Program the hardware for the earliest timer (or the backlog's resume time) if that changed. */
 static void reprogram(struct timer_base *b)
 {
 	uint64_t next = b->nr ? b->heap[0]->expires : TIMER_NEVER;
+
+	if (b->nr && next < b->resume_ns)
+		next = b->resume_ns;
 
 	if (b->running)
 		return;
@@ -108,6 +115,7 @@ void timers_init_cpu(int cpu)
 	b->nr = 0;
 	b->running = false;
 	b->programmed = TIMER_NEVER;
+	b->resume_ns = 0;
 	b->lock = (spinlock_t)SPINLOCK_INIT;
 }
 
@@ -208,6 +216,7 @@ void timers_diag(int cpu, struct timers_diag *d)
 	d->last_run_ns = READ_ONCE(b->last_run_ns);
 	d->current_fn = (uintptr_t)READ_ONCE(b->current_fn);
 	d->callbacks_run = READ_ONCE(b->callbacks_run);
+	d->last_callback_ns = READ_ONCE(b->last_callback_ns);
 }
 
 void timers_run(uint64_t now)
@@ -219,15 +228,25 @@ void timers_run(uint64_t now)
 	b->running = true;
 	b->last_run_ns = now;
 	b->callbacks_run = 0;
+	b->resume_ns = 0;
 	while (b->nr && b->heap[0]->expires <= now) {
 		struct timer *t = b->heap[0];
+		uint64_t spent;
 
+		if (b->callbacks_run && (spent = arch_now_ns() - now) >= TIMERS_RUN_BUDGET_NS) {
+			/* A backlog: the rest after a gap, in which this CPU schedules (see timer.h). */
+			b->resume_ns = now + spent + (spent < TIMERS_BACKLOG_GAP_MAX_NS ? spent : TIMERS_BACKLOG_GAP_MAX_NS);
+			b->backlog_breaks++;
+			break;
+		}
 		heap_remove(b, t);
 		b->current_fn = t->fn;
 		spin_unlock_irqrestore(&b->lock, flags);
+		inject_delay(INJECT_TIMER);
 		t->fn(t);
 		flags = spin_lock_irqsave(&b->lock);
 		b->callbacks_run++;
+		WRITE_ONCE(b->last_callback_ns, arch_now_ns());
 	}
 	b->current_fn = 0;
 	b->running = false;
@@ -235,6 +254,15 @@ void timers_run(uint64_t now)
 	b->programmed = 0;
 	reprogram(b);
 	spin_unlock_irqrestore(&b->lock, flags);
+}
+
+uint64_t timer_backlog_breaks(void)
+{
+	uint64_t n = 0;
+
+	for (int cpu = 0; cpu < CONFIG_NR_CPUS; cpu++)
+		n += READ_ONCE(bases[cpu].backlog_breaks);
+	return n;
 }
 
 /*
