@@ -229,10 +229,11 @@ static uint64_t tick_stop_idle(struct rq *rq)
  * interrupt controller, `crash timer`; a timer programmed for another
  * deadline than the one recorded), which leaves the CPU stuck for ever if
  * it is idle, where no stall is seen. The kick keeps it alive and the
- * warning is counted (`stress` prints the count: its parallel-vCPU runs
- * still lose timer interrupts now and then, on a quiet host too, cause not
- * known yet, issue 23). One that does not answer within the
- * stall limit gets the panic, which then says it was kicked.
+ * warning is counted (`stress` prints the count). Issue 23's kicks were a
+ * timer interrupt running a backlog for seconds: a timer re-armed during
+ * the run was a second overdue when it ended; timers_run()'s budget ended
+ * them. One that does not answer within the stall limit gets the panic,
+ * which then says it was kicked.
  */
 #define WATCHDOG_NS (2ull * NSEC_PER_SEC)
 #define WATCHDOG_CHECK_TICKS 64

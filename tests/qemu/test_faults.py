@@ -157,8 +157,7 @@ def test_watchdog_catches_a_cpu_stuck_with_irqs_off():
 
 def test_watchdog_kicks_a_cpu_whose_timer_interrupt_is_lost():
     # The console's CPU stops getting its timer interrupt for 3 s with IRQs on
-    # (its PPI masked at the GIC; the overloaded parallel-vCPU stress of issue
-    # 23 loses timer interrupts for seconds, cause not known yet) and idles in
+    # (its PPI masked at the GIC: a controller that loses it) and idles in
     # a 4 s sleep only its own timer can end. The watchdog, from
     # the hogs' CPUs, sees its hardware deadline 1 s past and kicks it with an
     # IPI that runs its due timers: the unmask at 3 s, and the sleep ends on
