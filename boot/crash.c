@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "arch/arm.h"
+#include "arch/barrier.h"
 #include "arch/cpu.h"
 #include "boot/boot.h"
 #include "drivers/timer.h"
@@ -272,7 +273,7 @@ static void backlog_task_fn(void *arg)
 	for (;;) {
 		uint64_t now = clock_ns();
 
-		if (backlog.first_ns && now - prev > longest)
+		if (READ_ONCE(backlog.first_ns) && now - prev > longest)
 			longest = now - prev;
 		prev = now;
 		if (backlog.done == backlog.n)
@@ -299,6 +300,15 @@ static int run_backlog(unsigned long n, unsigned long ms)
 	return task_join(t) == 0 ? 0 : 1;
 }
 
+/* The faults that take a duration: `crash <what> <ms>`. */
+static const struct {
+	const char *what;
+	int (*fn)(unsigned long ms);
+} timed[] = {
+	{ "timer", lose_timer_interrupt },
+	{ "vfp", hold_vfp_across_interrupts },
+};
+
 static int cmd_crash(int argc, char **argv)
 {
 	if (argc == 2 && strcmp(argv[1], "undef") == 0)
@@ -319,14 +329,16 @@ static int cmd_crash(int argc, char **argv)
 		for (;;)
 			__asm__ volatile("" ::: "memory");
 	}
-	if (argc == 3 && strcmp(argv[1], "timer") == 0) {
+	for (unsigned int i = 0; argc == 3 && i < sizeof(timed) / sizeof(timed[0]); i++) {
 		unsigned long ms;
 
+		if (strcmp(argv[1], timed[i].what) != 0)
+			continue;
 		if (!cmdline_parse_ulong(argv[2], 1, 600000, &ms)) {
-			kprintf("error: usage: crash timer <ms 1..600000>\n");
+			kprintf("error: usage: crash %s <ms 1..600000>\n", timed[i].what);
 			return 1;
 		}
-		return lose_timer_interrupt(ms);
+		return timed[i].fn(ms);
 	}
 	if (argc == 4 && strcmp(argv[1], "backlog") == 0) {
 		unsigned long n, ms;
@@ -336,15 +348,6 @@ static int cmd_crash(int argc, char **argv)
 			return 1;
 		}
 		return run_backlog(n, ms);
-	}
-	if (argc == 3 && strcmp(argv[1], "vfp") == 0) {
-		unsigned long ms;
-
-		if (!cmdline_parse_ulong(argv[2], 1, 600000, &ms)) {
-			kprintf("error: usage: crash vfp <ms 1..600000>\n");
-			return 1;
-		}
-		return hold_vfp_across_interrupts(ms);
 	}
 #ifdef CONFIG_SCHED_DEBUG
 	if (argc == 4 && strcmp(argv[1], "starve") == 0) {

@@ -601,7 +601,6 @@ void sched_ipi(void)
 		struct timers_diag td;
 		const struct timer *tick = &tick_timers[rq->cpu];
 		bool tick_armed = tick->cpu == rq->cpu, tick_stopped = rq->tick_stopped;
-
 		struct arch_timer_hw hw;
 		char holds[96] = "";
 

@@ -99,7 +99,6 @@ static void reprogram(struct timer_base *b)
 
 	if (b->nr && next < b->resume_ns)
 		next = b->resume_ns;
-
 	if (b->running)
 		return;
 	if (next != b->programmed) {
