@@ -50,10 +50,9 @@ struct timers_diag {
 	uint64_t next;		/* earliest expiry, TIMER_NEVER if none */
 	bool running;		/* inside timers_run() */
 	uint64_t programmed;	/* deadline the hardware was last set for (0: fired, being handled) */
-	uint64_t last_run_ns;	/* when timers_run() last started */
+	uint64_t last_run_ns;	/* when timers_run() last started (a backlog's progress) */
 	uintptr_t current_fn;	/* address of the callback it is in, 0: none */
 	unsigned int callbacks_run;	/* callbacks done by the timers_run() in progress (or the last) */
-	uint64_t last_callback_ns;	/* when a callback last returned (a backlog's progress) */
 };
 void timers_diag(int cpu, struct timers_diag *d);
 /* A time in whole ms for a report; TIMER_NEVER as -1. */

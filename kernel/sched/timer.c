@@ -14,10 +14,9 @@ struct timer_base {
 	unsigned int nr;
 	bool running;		/* timers_run() is calling back: it programs at the end */
 	uint64_t programmed;
-	uint64_t last_run_ns;	/* when timers_run() last started (diagnostics) */
+	uint64_t last_run_ns;	/* when timers_run() last started (the watchdog's progress) */
 	timer_fn current_fn;	/* the callback being run, if any (diagnostics) */
 	unsigned int callbacks_run;	/* by the timers_run() in progress or last (diagnostics) */
-	uint64_t last_callback_ns;	/* when a callback last returned (the watchdog's progress) */
 	uint64_t resume_ns;	/* a backlog left by timers_run(): not to fire before this */
 	uint64_t backlog_breaks;	/* how often timers_run() left one (diagnostics, racy sums) */
 	struct timer *heap[TIMERS_PER_CPU];
@@ -215,7 +214,6 @@ void timers_diag(int cpu, struct timers_diag *d)
 	d->last_run_ns = READ_ONCE(b->last_run_ns);
 	d->current_fn = (uintptr_t)READ_ONCE(b->current_fn);
 	d->callbacks_run = READ_ONCE(b->callbacks_run);
-	d->last_callback_ns = READ_ONCE(b->last_callback_ns);
 }
 
 void timers_run(uint64_t now)
@@ -245,7 +243,6 @@ void timers_run(uint64_t now)
 		t->fn(t);
 		flags = spin_lock_irqsave(&b->lock);
 		b->callbacks_run++;
-		WRITE_ONCE(b->last_callback_ns, arch_now_ns());
 	}
 	b->current_fn = 0;
 	b->running = false;
