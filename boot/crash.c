@@ -91,16 +91,25 @@ static void __attribute__((noinline)) kernel_fault(void)
 	*bad_pointer = 0xdead;
 }
 
-static int run_victim(void (*fn)(void *), const char *name)
+/* Run @fn as a task on CPU 1 (CPU 0 if it is the only one) and wait for its exit @code. */
+static bool run_on_cpu1(const char *name, void (*fn)(void *), void *arg, int *code)
 {
-	struct task *t = task_create(name, fn, NULL, 0, 1u << 1 % (unsigned)sched_nr_cpus());
-	int code;
+	struct task *t = task_create(name, fn, arg, 0, 1u << 1 % (unsigned)sched_nr_cpus());
 
 	if (!t) {
 		kprintf("error: crash: no task slot\n");
-		return 1;
+		return false;
 	}
-	code = task_join(t);
+	*code = task_join(t);
+	return true;
+}
+
+static int run_victim(void (*fn)(void *), const char *name)
+{
+	int code;
+
+	if (!run_on_cpu1(name, fn, NULL, &code))
+		return 1;
 	kprintf("crash: task %s exited with code %d\n", name, code);
 	return 0;
 }
@@ -144,12 +153,12 @@ static const uint64_t vfp_held[8] = {
 	0x7777777788888888ull, 0x99999999aaaaaaaaull, 0xbbbbbbbbccccccccull, 0xddddddddeeeeeeeeull,
 };
 #define VFP_HELD_FPSCR 0xa2c00003u
+#define VFP_CLOBBER_PERIOD_NS NSEC_PER_MSEC
 
 static struct {
 	struct timer clobber;
 	volatile bool active;
 	volatile unsigned int interrupts;
-	uint64_t period_ns;
 } vfp;
 
 static void vfp_clobber_fn(struct timer *t)
@@ -162,7 +171,7 @@ static void vfp_clobber_fn(struct timer *t)
 			 :: "r"(junk), "r"(0u) : "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7");
 	vfp.interrupts++;
 	if (vfp.active)
-		timer_arm(t, clock_ns() + vfp.period_ns);
+		timer_arm(t, clock_ns() + VFP_CLOBBER_PERIOD_NS);
 }
 
 /*
@@ -203,10 +212,9 @@ static void vfp_fn(void *arg)
 
 	vfp.interrupts = 0;
 	vfp.active = true;
-	vfp.period_ns = NSEC_PER_MSEC;
 	timer_setup(&vfp.clobber, vfp_clobber_fn, NULL);
 	flags = irq_save();	/* armed here: on this task's CPU */
-	timer_arm(&vfp.clobber, clock_ns() + vfp.period_ns);
+	timer_arm(&vfp.clobber, clock_ns() + VFP_CLOBBER_PERIOD_NS);
 	irq_restore(flags);
 	while (!bad && clock_ns() < end)
 		bad = vfp_hold(20000);
@@ -225,13 +233,9 @@ static void vfp_fn(void *arg)
 
 static int hold_vfp_across_interrupts(unsigned long ms)
 {
-	struct task *t = task_create("vfp", vfp_fn, (void *)(uintptr_t)ms, 0, 1u << 1 % (unsigned)sched_nr_cpus());
+	int code;
 
-	if (!t) {
-		kprintf("error: crash: no task slot\n");
-		return 1;
-	}
-	return task_join(t) == 0 ? 0 : 1;
+	return run_on_cpu1("vfp", vfp_fn, (void *)(uintptr_t)ms, &code) && code == 0 ? 0 : 1;
 }
 
 #define BACKLOG_MAX 64
@@ -288,16 +292,11 @@ static void backlog_task_fn(void *arg)
 
 static int run_backlog(unsigned long n, unsigned long ms)
 {
-	struct task *t;
+	int code;
 
 	backlog.n = (unsigned int)n;
 	backlog.busy_us = (uint32_t)ms * 1000u;
-	t = task_create("backlog", backlog_task_fn, NULL, 0, 1u << 1 % (unsigned)sched_nr_cpus());
-	if (!t) {
-		kprintf("error: crash: no task slot\n");
-		return 1;
-	}
-	return task_join(t) == 0 ? 0 : 1;
+	return run_on_cpu1("backlog", backlog_task_fn, NULL, &code) && code == 0 ? 0 : 1;
 }
 
 /* The faults that take a duration: `crash <what> <ms>`. */
