@@ -3,9 +3,9 @@
  * scheduler's SMP protocols. A loaded host opens the windows of these
  * protocols by descheduling a vCPU at the wrong moment (a lock holder, a
  * waker between its push and its IPI, an idle CPU between its last check
- * and WFI, a timer callback whose wake-up waits on a lock); `inject` opens the same windows on purpose, so that a stress run
- * on a quiet host, or under icount (deterministically, for a given seed),
- * exercises them. Release kernels compile every call to nothing.
+ * and WFI, a timer callback whose wake-up waits on a lock); `inject` opens
+ * the same windows on purpose, so that a stress run on a quiet host, or
+ * under icount (deterministically, for a given seed), exercises them. Release kernels compile every call to nothing.
  *
  * Console: `inject <seed> <points|all> <[min_us..]max_us> [permille
  * [cpus]]`, `inject off`, `inject` (the settings and how many delays each

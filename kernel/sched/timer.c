@@ -94,12 +94,13 @@ static void heap_remove(struct timer_base *b, struct timer *t)
 /* Program the hardware for the earliest timer (or the backlog's resume time) if that changed. */
 static void reprogram(struct timer_base *b)
 {
-	uint64_t next = b->nr ? b->heap[0]->expires : TIMER_NEVER;
+	uint64_t next;
 
-	if (b->nr && next < b->resume_ns)
-		next = b->resume_ns;
 	if (b->running)
 		return;
+	next = b->nr ? b->heap[0]->expires : TIMER_NEVER;
+	if (b->nr && next < b->resume_ns)
+		next = b->resume_ns;
 	if (next != b->programmed) {
 		b->programmed = next;
 		arch_timer_program(next);
