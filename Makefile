@@ -15,7 +15,7 @@ $(error unknown BOARD '$(BOARD)': choose one of $(BOARDS))
 endif
 
 .DEFAULT_GOAL := all
-.PHONY: all run test host deps clean boards experiment linux-dtbs $(addprefix kernel-,$(BOARDS))
+.PHONY: all run test host deps test-deps experiment-deps clean boards experiment linux-dtbs $(addprefix kernel-,$(BOARDS))
 # Everything is built by rules below; no implicit rules or old-suffix magic.
 MAKEFLAGS += --no-builtin-rules
 .SUFFIXES:
@@ -23,8 +23,13 @@ MAKEFLAGS += --no-builtin-rules
 
 all: deps kernel-$(BOARD) host
 
+# Debian packages: what running needs (make run), what the tests need (make test).
 deps:
-	@tools/ensure-deps.sh
+	@tools/ensure-deps.sh run
+test-deps:
+	@tools/ensure-deps.sh test
+experiment-deps:
+	@tools/ensure-deps.sh experiment
 
 # ---------------------------------------------------------------- ARM kernel
 CROSS   ?= arm-none-eabi-
@@ -139,13 +144,13 @@ run: deps kernel-$(BOARD)
 	@$(PYTHON) tools/qemu-run --board $(BOARD) --icount $(ICOUNT) \
 		$(if $(RUN),--run '$(RUN)',--demo)
 
-test: deps boards kernel-debug-qemu-tc2 host
+test: test-deps boards kernel-debug-qemu-tc2 host
 	@$(PYTHON) tests/run.py
 
 # The seeds' tables and pack=energy's verdicts on the simulator and in QEMU
 # (tools/experiment seeds; QUICK=1: QEMU only for the seeds' two tables).
 # build/experiment/index.html shows the tables and the plots.
-experiment: deps kernel-vexpress-a9 kernel-qemu-tc2 build/tc2/tc2.dtb build/host/schedtopo build/host/schedsim
+experiment: deps experiment-deps kernel-vexpress-a9 kernel-qemu-tc2 build/tc2/tc2.dtb build/host/schedtopo build/host/schedsim
 	@$(PYTHON) tools/experiment seeds --out build/experiment $(if $(QUICK),--quick)
 
 clean:

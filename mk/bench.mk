@@ -16,17 +16,9 @@ BENCH_HOST_OBJS := $(patsubst tools/bench-host/%.c,build/host/bench/obj/%.o,$(BE
 
 .PHONY: bench bench-host bench-deps
 
-# valgrind (callgrind and its client-request header) is not in
-# tools/ensure-deps.sh's fixed list: installed here the same way, if missing.
+# valgrind (callgrind and its client-request header), installed if missing.
 bench-deps:
-	@if ! command -v valgrind >/dev/null 2>&1 || [ ! -f /usr/include/valgrind/callgrind.h ]; then \
-	  echo "bench: installing missing Debian package: valgrind (callgrind, for host instruction counts)"; \
-	  if [ "$$(id -u)" -eq 0 ]; then SUDO=; else SUDO=sudo; fi; \
-	  export DEBIAN_FRONTEND=noninteractive; \
-	  $$SUDO apt-get install -y -q valgrind || \
-	  { $$SUDO apt-get update -q && $$SUDO apt-get install -y -q valgrind; } || \
-	  { echo "bench: could not install valgrind" >&2; exit 1; }; \
-	fi
+	@tools/ensure-deps.sh valgrind
 
 $(BENCH_HOST_OBJS): build/host/bench/obj/%.o: tools/bench-host/%.c $(HDRS) | bench-deps
 	@mkdir -p $(@D)

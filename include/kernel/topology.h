@@ -77,6 +77,12 @@ struct topology {
 	struct sched_domain sd[TOPO_MAX_CPUS][TOPO_MAX_LEVELS];	/* bottom-up */
 	int nr_groups_used;
 	struct sched_group groups[TOPO_MAX_DOMAINS];	/* shared by CPUs of equal spans */
+	/*
+	 * The level whose span is the CPU's innermost cluster (Linux's sd_llc:
+	 * the CPUs a wake-up may look among for an idle one), -1 when the CPU
+	 * is alone in its cluster.
+	 */
+	int llc_level[TOPO_MAX_CPUS];
 	cpumask_t powerline[TOPO_MAX_CPUS];	/* CPUs sharing this CPU's power line, as the policy sees it */
 	const struct pack_policy *policy;	/* the one it was built for */
 	int pack_buddy[TOPO_MAX_CPUS];	/* -1: no packing */

@@ -35,8 +35,7 @@ cpumask_t sched_cpus_online;
  */
 cpumask_t idle_hint;
 #if CPUMASK_WORDS > 1
-/* How many CPUs idle_hint holds: with none, a wake-up skips the search (flat in the CPU count). */
-static int idle_hint_nr;
+int idle_hint_nr;
 #endif
 
 void sched_set_idle_hint(int cpu, bool idle)
@@ -50,14 +49,6 @@ void sched_set_idle_hint(int cpu, bool idle)
 #endif
 }
 
-static bool idle_hint_empty(void)
-{
-#if CPUMASK_WORDS > 1
-	return READ_ONCE(idle_hint_nr) <= 0;
-#else
-	return !READ_ONCE(idle_hint.w[0]);
-#endif
-}
 int sched_cpu_count;
 static struct timer tick_timers[CONFIG_NR_CPUS];
 static uint64_t tick_ns;	/* NSEC_PER_SEC / sched_hz, fixed at sched_init() */
@@ -653,68 +644,12 @@ void sched_cpu_online(int cpu)
 }
 
 /*
- * The first CPU of @cand (within @span if not NULL) that is idle now; the
- * candidates it looked at leave @cand. -1: none.
- */
-static inline __attribute__((always_inline)) int first_idle_of(cpumask_t *cand, const cpumask_t *span)
-{
-	for (int i = 0; i < CPUMASK_WORDS; i++) {
-		uint32_t m = span ? cand->w[i] & span->w[i] : cand->w[i];
-
-		cand->w[i] &= ~m;
-		for (; m; m &= m - 1) {
-			int cpu = i * 32 + __builtin_ctz(m);
-
-			if (cpu_idle_now(cpu))
-				return cpu;
-		}
-	}
-	return -1;
-}
-
-/* select_task_rq() when packing did not place the task: idle prev, nearest idle CPU, prev. */
-static __attribute__((noinline)) int select_idle_or_prev(const struct task *p, int prev_cpu)
-{
-	bool prev_ok = task_allowed_on(p, prev_cpu);
-	cpumask_t cand;
-	int cpu;
-
-	if (prev_ok && cpu_idle_now(prev_cpu))
-		return prev_cpu;
-	if (idle_hint_empty())
-		goto none;
-	/* The candidates: CPUs running their idle task that @p may use, a word at a time. */
-	for (int i = 0; i < CPUMASK_WORDS; i++)
-		cand.w[i] = READ_ONCE(idle_hint.w[i]) & p->cpus_allowed.w[i] & READ_ONCE(sched_cpus_online.w[i]);
-	cpumask_clear_cpu(&cand, prev_cpu);
-	/* An idle CPU as close to prev as possible: its cluster first (cache, rail), level by level. */
-	if (prev_cpu < sched_topo.nr_cpus)
-		for (int l = 0; l < sched_topo.nr_levels[prev_cpu]; l++) {
-			cpu = first_idle_of(&cand, &sched_topo.sd[prev_cpu][l].span);
-			if (cpu >= 0)
-				return cpu;
-		}
-	cpu = first_idle_of(&cand, NULL);
-	if (cpu >= 0)
-		return cpu;
-none:
-	if (prev_ok)
-		return prev_cpu;
-	cpumask_and(&cand, &p->cpus_allowed, &sched_cpus_online);
-	cpu = cpumask_first(&cand);
-	if (cpu >= 0)
-		return cpu;
-	panic("task %u (%s) may run on no CPU", (unsigned)p->tid, p->name);
-}
-
-/*
  * Where a task runs when it wakes (@wakeup) or is placed anew. The one
  * place that decides placement: first the placement policy's choice (a
- * light waking task to its CPU's pack buddy, ...: include/kernel/pack.h), else its
- * previous CPU if that is idle, else the nearest idle CPU it may use
- * (walking prev's domains up, like Linux's select_idle_sibling), else its
- * previous CPU. Idle CPUs come from idle_hint a word at a time, not from a
- * scan of the run queues; with no idle CPU at all the search is skipped.
+ * light waking task to its CPU's pack buddy, ...: include/kernel/pack.h);
+ * else, for a wake-up, the waker's CPU or prev and an idle CPU of that
+ * one's cluster (select_wake_fallback()), and for a new task the idlest
+ * CPU machine-wide (select_idlest_cpu()): kernel/sched/select.c.
  */
 static int select_task_rq(struct task *p, int prev_cpu, bool wakeup)
 {
@@ -739,7 +674,9 @@ static int select_task_rq(struct task *p, int prev_cpu, bool wakeup)
 			return target;
 		}
 	}
-	return select_idle_or_prev(p, prev_cpu);
+	if (wakeup)
+		return select_wake_fallback(p, prev_cpu, arch_cpu_id());
+	return select_idlest_cpu(p, prev_cpu);
 }
 
 int sched_select_task_rq(struct task *p, int prev_cpu, bool wakeup)

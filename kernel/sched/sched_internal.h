@@ -87,11 +87,33 @@ void sched_set_idle_hint(int cpu, bool idle);
  * cpu_idle_now(). nohz_idle_cpus is the tickless subset.
  */
 extern cpumask_t idle_hint;
+#if CPUMASK_WORDS > 1
+/* How many CPUs idle_hint holds: with none, a wake-up skips the search (flat in the CPU count). */
+extern int idle_hint_nr;
+#endif
+static inline bool idle_hint_empty(void)
+{
+#if CPUMASK_WORDS > 1
+	return READ_ONCE(idle_hint_nr) <= 0;
+#else
+	return !READ_ONCE(idle_hint.w[0]);
+#endif
+}
 
 static inline bool task_allowed_on(const struct task *p, int cpu)
 {
 	return cpumask_test(&p->cpus_allowed, cpu) && sched_cpu_online_now(cpu);
 }
+/*
+ * When the placement policy leaves a task alone (kernel/sched/select.c,
+ * docs/placement.md): a wake-up goes to the waker's CPU or prev (as Linux's
+ * wake_affine()), then to an idle CPU of that one's cluster, else stays
+ * there, never crossing clusters; a new task (or one its CPU was taken
+ * from) goes to the idlest group's idlest CPU, searched from @cpu's top
+ * domain down. Both return a CPU @p may use; IRQs off.
+ */
+int select_wake_fallback(const struct task *p, int prev_cpu, int waker_cpu);
+int select_idlest_cpu(const struct task *p, int cpu);
 /* The wake-up placement decision, for benchmarks (counts a packing outcome when @wakeup). */
 int sched_select_task_rq(struct task *p, int prev_cpu, bool wakeup);
 

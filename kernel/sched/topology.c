@@ -375,6 +375,27 @@ int topology_pack_buddy(const struct topology *topo, int cpu)
 	return cpu;
 }
 
+/*
+ * Each CPU's llc_level: its bottom level if that spans exactly its innermost
+ * cluster (the levels are clusters, so the bottom one holds that cluster:
+ * equal weights mean equal spans), else -1 (a cluster of one CPU).
+ */
+static void set_llc_levels(struct topology *topo)
+{
+	static int cluster_cpus[TOPO_MAX_CPUS];	/* boot and host tools: one builder at a time */
+
+	memset(cluster_cpus, 0, sizeof(cluster_cpus));
+	for (int c = 0; c < topo->nr_cpus; c++) {
+		KASSERT(topo->cpu[c].cluster >= 0 && topo->cpu[c].cluster < TOPO_MAX_CPUS);
+		cluster_cpus[topo->cpu[c].cluster]++;
+	}
+	for (int c = 0; c < topo->nr_cpus; c++) {
+		int n = cluster_cpus[topo->cpu[c].cluster];
+
+		topo->llc_level[c] = n > 1 && topo->nr_levels[c] > 0 && cpumask_weight(&topo->sd[c][0].span) == n ? 0 : -1;
+	}
+}
+
 void topology_build(struct topology *topo, const struct pack_policy *policy)
 {
 	KASSERT(topo->nr_cpus > 0 && topo->nr_cpus <= TOPO_MAX_CPUS);
@@ -383,6 +404,7 @@ void topology_build(struct topology *topo, const struct pack_policy *policy)
 	topo->nr_groups_used = 0;
 	for (int c = 0; c < topo->nr_cpus; c++)
 		build_domains(topo, c);
+	set_llc_levels(topo);
 	if (policy->powerlines)
 		policy->powerlines(topo);
 	else

@@ -66,6 +66,7 @@ static inline void host_run_busy(struct task *t, int cpu)
 	se_init(&t->se, 0);
 	rq->curr = t;
 	rq->cfs.nr_running = 1;
+	rq->cfs.load_weight = t->se.weight;
 	sched_set_idle_hint(cpu, false);
 }
 
