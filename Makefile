@@ -140,7 +140,8 @@ host: $(HOST_TESTS) $(HOST_TOOLS) $(TEST_DTBS) $(LINUX_DTBS) build/host/schedsim
 
 # ---------------------------------------------------------------- run / test
 ICOUNT ?= 1
-run: deps kernel-$(BOARD)
+# Without RUN, the demo: tools/demo-table runs the simulator on qemu-tc2's DT first.
+run: deps kernel-$(BOARD) $(if $(RUN),,build/host/schedsim build/qemu-tc2/qemu-tc2.dtb)
 	@$(PYTHON) tools/qemu-run --board $(BOARD) --icount $(ICOUNT) \
 		$(if $(RUN),--run '$(RUN)',--demo)
 

@@ -3,7 +3,8 @@
  *   topo            domain levels, flags, groups, capacities, rails, buddies
  *   pack            the placement policy and its per-CPU wake-up outcome counters
  *   pack list       the policies of the table (include/kernel/pack.h), one a line
- *   pack <mode>     switch to that policy while tasks run
+ *   pack <mode>     switch to that policy while tasks run; the boot log's
+ *                   "CPU<n> packing on CPU<m>" lines again if the buddies changed
  */
 #include <string.h>
 
@@ -35,7 +36,10 @@ static int cmd_topo(int argc, char **argv)
 		topology_describe_cpu(&sched_topo, cpu, line, sizeof(line));
 		kprintf("%s\n", line);
 	}
-	print_buddies();
+	kprintf("topo: buddies");
+	for (int cpu = 0; cpu < sched_topo.nr_cpus; cpu++)
+		kprintf("%s%d", cpu ? "," : " ", sched_topo.pack_buddy[cpu]);
+	kprintf("\n");
 	return 0;
 }
 
@@ -54,13 +58,21 @@ static int cmd_pack(int argc, char **argv)
 		return 0;
 	}
 	if (argc == 2) {
+		static int before[TOPO_MAX_CPUS];	/* the console is one task */
+		bool changed = false;
+
+		memcpy(before, sched_topo.pack_buddy, sizeof(before));
 		policy = pack_policy_find(argv[1]);
 		if (!policy || pack_set_policy(policy) != 0) {
 			kprintf("error: unknown pack mode '%s' (%s)\n", argv[1], pack_policy_list(names, sizeof(names)));
 			return 1;
 		}
 		kprintf("pack: mode %s\n", policy->name);
-		print_buddies();
+		for (int cpu = 0; cpu < sched_topo.nr_cpus; cpu++)
+			changed |= before[cpu] != sched_topo.pack_buddy[cpu];
+		/* The boot log's lines again only when the buddies moved. */
+		if (changed)
+			print_buddies();
 		return 0;
 	}
 	policy = pack_policy_current();

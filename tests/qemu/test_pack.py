@@ -65,10 +65,15 @@ def test_pack_mode_switch_at_run_time_and_topo():
     assert re.search(r"^topo: 5 CPUs, 2 clusters, pack=all$", out, re.M), r
     assert re.search(r"^cpu0 mpidr=0x0 cluster=0 capacity=1024 rail=0 arm,cortex-a15: "
                      r"MC\[0-1: \{0\}/1024 \{1\}/1024\] DIE\[0-4: \{0-1\}/2048 \{2-4\}/1548\]$", out, re.M), r
-    # After `pack all`: 2,0,2,2,2; after `pack rails`: 2,2,2,3,4 (the last listing).
+    # After `pack all`: 2,0,2,2,2 (topo says so on one line); after `pack rails`: 2,2,2,3,4.
+    # Each switch moved the buddies, so each lists them once: boot, all, rails.
     b = buddies(out)
-    assert b[-15:-10] == [2, 0, 2, 2, 2] and b[-5:] == [2, 2, 2, 3, 4], b
+    assert b == [2, 2, 2, 3, 4, 2, 0, 2, 2, 2, 2, 2, 2, 3, 4], b
+    assert re.search(r"^topo: buddies 2,0,2,2,2$", out, re.M), r
     assert "schedcheck: ok" in out, r
+    # A switch that leaves the buddies as they are does not repeat them.
+    r = boot("vexpress-a9", run="pack off; pack rails; pack all; pack all", timeout=60)
+    assert r.status == 0 and buddies(r.output) == [-1] * 4 + [0] * 4, r
 
 
 def test_energy_mode_decides_by_the_model():
