@@ -7,7 +7,8 @@ CROSS   ?= arm-none-eabi-
 CC      := $(CROSS)gcc
 OBJCOPY := $(CROSS)objcopy
 SIZE    := $(CROSS)size
-OUT     := build/$(BOARD)$(if $(filter 1,$(DEBUG)),-debug)
+# OUT: where the objects and images go (tests build variants elsewhere).
+OUT     ?= build/$(BOARD)$(if $(filter 1,$(DEBUG)),-debug)
 
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 # No frame pointers (they cost ~5% of a context switch): backtraces unwind

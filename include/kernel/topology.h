@@ -78,11 +78,12 @@ struct topology {
 	int nr_groups_used;
 	struct sched_group groups[TOPO_MAX_DOMAINS];	/* shared by CPUs of equal spans */
 	/*
-	 * The level whose span is the CPU's innermost cluster (Linux's sd_llc:
-	 * the CPUs a wake-up may look among for an idle one), -1 when the CPU
-	 * is alone in its cluster.
+	 * The CPU's innermost cluster when it spans more than the CPU and is
+	 * the span of its bottom domain level (Linux's sd_llc: the CPUs a
+	 * wake-up may look among for an idle one); empty when the CPU is alone
+	 * in its cluster.
 	 */
-	int llc_level[TOPO_MAX_CPUS];
+	cpumask_t llc[TOPO_MAX_CPUS];
 	cpumask_t powerline[TOPO_MAX_CPUS];	/* CPUs sharing this CPU's power line, as the policy sees it */
 	const struct pack_policy *policy;	/* the one it was built for */
 	int pack_buddy[TOPO_MAX_CPUS];	/* -1: no packing */

@@ -741,6 +741,13 @@ bool wake_up(struct task *p)
 	unsigned long flags;
 	struct rq *rq;
 
+#ifdef CONFIG_GUARD_SLOW_WAKEUP
+	/* tests/qemu/test_bench_guard.py: a wake-up made N instructions slower on purpose. */
+#define GUARD_STR2(x) #x
+#define GUARD_STR(x) GUARD_STR2(x)
+	__asm__ volatile(".rept " GUARD_STR(CONFIG_GUARD_SLOW_WAKEUP) "\n\tnop\n\t.endr");
+#endif
+
 	/* The waker's condition store must be visible before we read p->state. */
 	smp_mb();
 	flags = arch_irq_save();

@@ -78,9 +78,10 @@ static int first_idle_in(const struct task *p, const cpumask_t *m)
 	return -1;
 }
 
-int select_wake_fallback(const struct task *p, int prev_cpu, int waker_cpu)
+__attribute__((noinline)) int select_wake_fallback(const struct task *p, int prev_cpu, int waker_cpu)
 {
-	int target = prev_cpu, llc, cpu;
+	const cpumask_t *llc;
+	int target = prev_cpu, cpu;
 
 	KASSERT_DEBUG(prev_cpu >= 0 && prev_cpu < sched_topo.nr_cpus);
 	if (waker_cpu != prev_cpu && waker_cpu >= 0 && waker_cpu < sched_topo.nr_cpus &&
@@ -90,15 +91,13 @@ int select_wake_fallback(const struct task *p, int prev_cpu, int waker_cpu)
 		return select_idlest_cpu(p, target);	/* prev was taken away (affinity, offline) */
 	if (cpu_idle_now(target))
 		return target;
-	llc = sched_topo.llc_level[target];
-	if (llc < 0)
-		return target;	/* alone in its cluster */
-	if (target != prev_cpu && task_allowed_on(p, prev_cpu) &&
-	    cpumask_test(&sched_topo.sd[target][llc].span, prev_cpu) && cpu_idle_now(prev_cpu))
+	llc = &sched_topo.llc[target];	/* empty when alone in its cluster */
+	if (target != prev_cpu && cpumask_test(llc, prev_cpu) && task_allowed_on(p, prev_cpu) &&
+	    cpu_idle_now(prev_cpu))
 		return prev_cpu;
 	if (idle_hint_empty())
 		return target;
-	cpu = first_idle_in(p, &sched_topo.sd[target][llc].span);
+	cpu = first_idle_in(p, llc);
 	return cpu >= 0 ? cpu : target;
 }
 
@@ -139,7 +138,8 @@ static const struct sched_group *find_idlest_group(const struct task *p, const s
 			idlest = g;
 		}
 	}
-	if (!idlest || (this_load != UINT64_MAX && 100 * this_load < (100 + (IMBALANCE_PCT - 100) / 2) * min_load))
+	/* Within the margin, equal loads included (3.7 moved on a tie of two idle groups), stay. */
+	if (!idlest || (this_load != UINT64_MAX && 100 * this_load <= (100 + (IMBALANCE_PCT - 100) / 2) * min_load))
 		return NULL;
 	return idlest;
 }
@@ -166,7 +166,7 @@ static int find_idlest_cpu(const struct task *p, const struct sched_group *g, in
 	return idlest;
 }
 
-int select_idlest_cpu(const struct task *p, int cpu)
+__attribute__((noinline)) int select_idlest_cpu(const struct task *p, int cpu)
 {
 	int level, first;
 	cpumask_t allowed;

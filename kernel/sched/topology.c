@@ -376,11 +376,11 @@ int topology_pack_buddy(const struct topology *topo, int cpu)
 }
 
 /*
- * Each CPU's llc_level: its bottom level if that spans exactly its innermost
+ * Each CPU's llc: its bottom level's span if that is exactly its innermost
  * cluster (the levels are clusters, so the bottom one holds that cluster:
- * equal weights mean equal spans), else -1 (a cluster of one CPU).
+ * equal weights mean equal spans), else empty (a cluster of one CPU).
  */
-static void set_llc_levels(struct topology *topo)
+static void set_llc_spans(struct topology *topo)
 {
 	static int cluster_cpus[TOPO_MAX_CPUS];	/* boot and host tools: one builder at a time */
 
@@ -392,7 +392,10 @@ static void set_llc_levels(struct topology *topo)
 	for (int c = 0; c < topo->nr_cpus; c++) {
 		int n = cluster_cpus[topo->cpu[c].cluster];
 
-		topo->llc_level[c] = n > 1 && topo->nr_levels[c] > 0 && cpumask_weight(&topo->sd[c][0].span) == n ? 0 : -1;
+		if (n > 1 && topo->nr_levels[c] > 0 && cpumask_weight(&topo->sd[c][0].span) == n)
+			topo->llc[c] = topo->sd[c][0].span;
+		else
+			memset(&topo->llc[c], 0, sizeof(topo->llc[c]));
 	}
 }
 
@@ -404,7 +407,7 @@ void topology_build(struct topology *topo, const struct pack_policy *policy)
 	topo->nr_groups_used = 0;
 	for (int c = 0; c < topo->nr_cpus; c++)
 		build_domains(topo, c);
-	set_llc_levels(topo);
+	set_llc_spans(topo);
 	if (policy->powerlines)
 		policy->powerlines(topo);
 	else

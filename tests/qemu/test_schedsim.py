@@ -112,7 +112,10 @@ def both_engines(script, bench, keys, within=0.05):
     assert rs["board"] == "qemu-tc2" and rs["engine"] == "sim", rs
     for key in keys:
         a, b = int(rq[key]), int(rs[key])
-        assert abs(a - b) <= within * max(a, 1), (key, a, b)
+        # Residencies get 10 us besides: a new task's first IPI wakes a powered-off
+        # cluster a few us into QEMU's window (4 us on qemu-tc2), at once in the simulator.
+        slack = 10 if key.endswith("_us") else 0
+        assert abs(a - b) <= within * max(a, 1) + slack, (key, a, b)
     return q.output, s.stdout
 
 
@@ -130,9 +133,14 @@ def test_single_thread_cyclictest_agrees_with_qemu():
     # restarted it, so that every tick fell ~1 us after the task's timer, in
     # its wait under QEMU and in its run in the simulator, by a few
     # instructions' difference (docs/schedsim.md). Ticks now keep one grid.
+    # The task starts on cpu2 (the idlest cluster's first CPU, docs/placement.md) with
+    # a busy history: its first few wake-ups are not light yet.
     for out in (qout, sout):
         c = pack_counters(out, 2)
-        assert c["packed"] + c["waiting"] >= 2990 and c["packed"] + c["waiting"] == sum(c.values()), out[-1500:]
+        assert c["packed"] + c["waiting"] >= 2990 and c["packed"] + c["waiting"] + c["not_light"] == sum(c.values()), \
+            out[-1500:]
+        assert c["not_light"] <= 5 and all(sum(pack_counters(out, cpu).values()) == 0 for cpu in (0, 1, 3, 4)), \
+            out[-1500:]
     cq, cs = pack_counters(qout, 2), pack_counters(sout, 2)
     decisions = sum(cq.values())
     assert all(abs(cq[k] - cs[k]) <= 0.02 * decisions for k in cq), (cq, cs)

@@ -271,7 +271,11 @@ def test_cyclictest_trace_in_qemu():
     names = {(e["name"], e["tid"]) for e in events if e["ph"] == "M"}
     assert ("process_name", 0) in names, names
     threads = {e["tid"]: e["args"]["name"] for e in events if e["name"] == "thread_name"}
-    assert threads == {c: "CPU %d" % c for c in range(5)}, threads
+    # One track per CPU the dump has events of (new tasks go to the idlest CPUs:
+    # with 4 threads on 5 CPUs one may see none, docs/placement.md).
+    dump_cpus = {int(c) for c in re.findall(r"^\s*\S+-\d+\s+\[(\d{3})\]", out, re.M)}
+    assert len(dump_cpus) >= 4 and dump_cpus <= set(range(5)), dump_cpus
+    assert threads == {c: "CPU %d" % c for c in dump_cpus}, (threads, dump_cpus)
 
     runs = [e for e in events if e["ph"] == "X" and e["cat"] == "sched"]
     idles = [e for e in events if e["ph"] == "X" and e["cat"] == "idle"]
@@ -289,7 +293,7 @@ def test_cyclictest_trace_in_qemu():
     for e in runs:
         assert e["name"] == e["args"]["comm"] and (e["name"], str(e["args"]["pid"])) in switched, e
         assert e["args"]["pid"] != 0 and e["args"]["end_state"] in ("R", "S", "X", "W", "open"), e
-    assert {e["tid"] for e in idles} == set(range(5)), {e["tid"] for e in idles}
+    assert {e["tid"] for e in idles} == dump_cpus, ({e["tid"] for e in idles}, dump_cpus)
     assert all(e["args"]["state"] in (None, 0, 1) for e in idles), idles
     nwake = len(re.findall(r": sched_wakeup: ", out))
     assert nwake > 0 and len(wakeups) == nwake, (nwake, len(wakeups))
@@ -300,7 +304,8 @@ def test_cyclictest_trace_in_qemu():
     # The trace is consistent by --check's rules.
     rc, summary, err = trace2json("--check", stdin=out)
     assert rc == 0 and err == "", (rc, err)
-    assert re.fullmatch(r"trace2json: \d+ events \(cpu0=\d+ cpu1=\d+ cpu2=\d+ cpu3=\d+ cpu4=\d+\), "
+    per_cpu = " ".join(r"cpu%d=\d+" % c for c in sorted(dump_cpus))
+    assert re.fullmatch(r"trace2json: \d+ events \(%s\), " % per_cpu +
                         r"[\d.]+ \.\. [\d.]+ s, 5 tasks: console-1( cyclictest-\d+){4}, ok\n", summary), summary
 
 
