@@ -15,7 +15,7 @@ $(error unknown BOARD '$(BOARD)': choose one of $(BOARDS))
 endif
 
 .DEFAULT_GOAL := all
-.PHONY: all run test host deps test-deps experiment-deps clean boards experiment linux-dtbs $(addprefix kernel-,$(BOARDS))
+.PHONY: all run test host deps test-deps experiment-deps clean boards experiment outside $(addprefix kernel-,$(BOARDS))
 # Everything is built by rules below; no implicit rules or old-suffix magic.
 MAKEFLAGS += --no-builtin-rules
 .SUFFIXES:
@@ -126,17 +126,13 @@ build/host/dts/%.dtb: tests/dts/%.dts
 	@mkdir -p $(@D)
 	$(DTC) -I dts -O dtb -o $@ $<
 
-# Linux's own DTs of the boards (tests/dts/linux/<version>/, README there),
-# compiled as Linux does: cpp for #include and dt-bindings, then dtc (-q: Linux's
-# DTs have warnings of their own, which are not ours to fix).
-LINUX_DTS  := $(wildcard tests/dts/linux/*/*.dts)
-LINUX_DTBS := $(patsubst tests/dts/linux/%.dts,build/dts/linux/%.dtb,$(LINUX_DTS))
-build/dts/linux/%.dtb: tests/dts/linux/%.dts $(wildcard tests/dts/linux/*/*.dtsi tests/dts/linux/*/include/*/*/*.h)
-	@mkdir -p $(@D)
-	cpp -nostdinc -I $(<D) -I $(<D)/include -undef -x assembler-with-cpp $< | $(DTC) -q -i $(<D) -I dts -O dtb -o $@ -
-linux-dtbs: $(LINUX_DTBS)
+# Real inputs written by others (Linux's DTBs of the boards, rt-app's examples
+# and binary), from Debian's packages into build/outside/ (tools/outside-inputs.sh):
+# never copies in the tree.
+outside:
+	@tools/outside-inputs.sh all
 
-host: $(HOST_TESTS) $(HOST_TOOLS) $(TEST_DTBS) $(LINUX_DTBS) build/host/schedsim
+host: $(HOST_TESTS) $(HOST_TOOLS) $(TEST_DTBS) build/host/schedsim
 
 # ---------------------------------------------------------------- run / test
 ICOUNT ?= 1
@@ -145,7 +141,7 @@ run: deps kernel-$(BOARD) $(if $(RUN),,build/host/schedsim build/qemu-tc2/qemu-t
 	@$(PYTHON) tools/qemu-run --board $(BOARD) --icount $(ICOUNT) \
 		$(if $(RUN),--run '$(RUN)',--demo)
 
-test: test-deps boards kernel-debug-qemu-tc2 host
+test: test-deps boards kernel-debug-qemu-tc2 host outside
 	@$(PYTHON) tests/run.py
 
 # The seeds' tables and pack=energy's verdicts on the simulator and in QEMU

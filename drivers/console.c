@@ -144,8 +144,10 @@ static int first_pl011(const struct fdt *fdt)
 /*
  * The console is what /chosen/stdout-path names (path, alias, options,
  * phandle: kernel/lib/fdt_addr.c). Without one, Linux's ttyAMA0: the
- * serial0 alias, else the first enabled PL011. Anything else unusable
- * panics, naming the node and property, on the early UART.
+ * serial0 alias, else (no such alias) the first enabled PL011. A console
+ * that is no PL011 or is disabled panics, naming the node and property, on
+ * the early UART (a silent switch to another UART would leave the user
+ * with no console at all).
  */
 int console_init_dt(const struct fdt *fdt)
 {
@@ -155,8 +157,9 @@ int console_init_dt(const struct fdt *fdt)
 	if (node == FDT_ENOTFOUND) {
 		int chosen = fdt_path(fdt, "/chosen");
 
+		/* An alias that names something else is the DT's mistake: said below, not skipped. */
 		node = fdt_alias(fdt, "serial0");
-		if (node < 0 || !fdt_is_compatible(fdt, node, "arm,pl011") || !fdt_node_enabled(fdt, node))
+		if (node < 0)
 			node = first_pl011(fdt);
 		if (node < 0)
 			dt_panicf(fdt, chosen >= 0 ? chosen : fdt_root(fdt), "stdout-path",

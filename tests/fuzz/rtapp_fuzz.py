@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Fuzz tools/rtapp, the rt-app JSON reader (a Python program, so no
 libFuzzer): mutate the JSON of tools/rtapp-examples/*.json, rt-app's own
-examples (tests/rtapp-examples/*.json) and tests/fuzz/corpus/rtapp/*.json,
+examples (Debian's rt-app package: build/outside/rt-app/examples, when
+make outside has unpacked them) and tests/fuzz/corpus/rtapp/*.json,
 structurally (values, keys, duplicates, cloned tasks and phases, every
 event of the grammar, comments, trailing commas) and byte by byte, and run
 the tool in-process on each mutant with a random choice of its options.
@@ -46,7 +47,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 TOOL = os.path.join(ROOT, "tools", "rtapp")
 CORPUS = os.path.join(ROOT, "tests", "fuzz", "corpus", "rtapp")
 EXAMPLES = os.path.join(ROOT, "tools", "rtapp-examples")
-UPSTREAM = os.path.join(ROOT, "tests", "rtapp-examples")
+UPSTREAM = os.path.join(ROOT, "build", "outside", "rt-app", "examples")  # make outside
 
 
 def load_tool():

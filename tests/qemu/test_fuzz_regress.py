@@ -2,7 +2,8 @@
 tests/qemu/test_*.py): every input of tests/fuzz/corpus/<target>/ runs once
 through that target's harness, built with gcc + ASan/UBSan and a plain main
 (build/fuzz/regress/<target>, from `make fuzz-regress-bins`, which `make
-test` builds first; mk/fuzz.mk). A crash, a sanitizer report or a violated
+test` builds first; mk/fuzz.mk), and the real inputs of build/outside
+(Linux's DTBs, rt-app's examples) made into inputs at test time. A crash, a sanitizer report or a violated
 property fails the test and names the input. The rt-app JSON corpus runs
 through tests/fuzz/rtapp_fuzz.py --regress once tools/rtapp exists."""
 import os
@@ -17,13 +18,43 @@ def _tail(text, n=25):
     return "\n".join(text.strip().splitlines()[-n:])
 
 
+OUTSIDE = os.path.join(ROOT, "build", "outside")
+
+
+def _outside_inputs(target, tmp):
+    """Inputs made at test time from the real files others wrote (make outside), never kept in
+    the corpus: Linux's DTBs for the DT parsers, rt-app's examples translated by tools/rtapp for
+    the kernel's rtapp program builder."""
+    if target in ("fdt", "schedtopo", "schedtopo_nr8"):
+        d = os.path.join(OUTSIDE, "linux-dtbs")
+        assert os.path.isdir(d), "%s missing: run make outside" % d
+        return sorted(os.path.join(d, f) for f in os.listdir(d) if f.endswith(".dtb"))
+    if target == "rtapp_prog":
+        d = os.path.join(OUTSIDE, "rt-app", "examples")
+        assert os.path.isdir(d), "%s missing: run make outside" % d
+        out = []
+        for f in sorted(os.listdir(d)):
+            p = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "rtapp"), "--lines", "--duration-ms",
+                                "1000", os.path.join(d, f)], capture_output=True, text=True, timeout=60)
+            if p.returncode == 0:
+                path = os.path.join(tmp, f + ".txt")
+                with open(path, "w") as o:
+                    o.write(p.stdout)
+                out.append(path)
+        assert len(out) >= 10, out
+        return out
+    return []
+
+
 def _run_target(target):
+    import tempfile
     exe = os.path.join(ROOT, "build", "fuzz", "regress", target)
     corpus = os.path.join(ROOT, "tests", "fuzz", "corpus", target)
     assert os.access(exe, os.X_OK), "%s missing: run `make fuzz-regress-bins` (make test builds it)" % exe
     assert os.path.isdir(corpus) and os.listdir(corpus), "no corpus in %s" % corpus
-    p = subprocess.run([exe, corpus], cwd=ROOT, capture_output=True, text=True, timeout=600,
-                       errors="replace")
+    with tempfile.TemporaryDirectory() as tmp:
+        p = subprocess.run([exe, corpus] + _outside_inputs(target, tmp), cwd=ROOT, capture_output=True,
+                           text=True, timeout=600, errors="replace")
     if p.returncode != 0:
         inputs = [line for line in p.stderr.splitlines() if line.startswith("fuzz-regress: ")]
         last = inputs[-1][len("fuzz-regress: "):] if inputs else "?"

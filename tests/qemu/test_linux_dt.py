@@ -1,5 +1,6 @@
-"""Booting from Linux's own device trees of the boards (tests/dts/linux, built
-into build/dts/linux by `make host`), as a user whose board boots Linux or
+"""Booting from Linux's own device trees of the boards (Debian's
+linux-image-*-armmp DTBs, unpacked into build/outside/linux-dtbs by `make
+outside`), as a user whose board boots Linux or
 whose U-Boot hands over its DTB would; and DTs the kernel cannot use, each of
 which must end the run at once with a panic line naming node and property."""
 import os
@@ -11,12 +12,13 @@ import time
 
 from qemulib import ROOT, boot, qemu_run
 
-VERSIONS = ("mainline", "v4.14")
+VERSIONS = ("debian",)	# one source: the DTBs of Debian's armmp kernel (build/outside/linux-dtbs/VERSION)
 
 
 def linux_dtb(version, name):
-    path = os.path.join(ROOT, "build", "dts", "linux", version, name + ".dtb")
-    assert os.path.isfile(path), "%s missing: run make host" % path
+    assert version == "debian", version
+    path = os.path.join(ROOT, "build", "outside", "linux-dtbs", name + ".dtb")
+    assert os.path.isfile(path), "%s missing: run make outside (tools/outside-inputs.sh)" % path
     return path
 
 
@@ -79,7 +81,7 @@ def test_linux_tc2_dt_on_vexpress_a15_reports_missing_cpus():
 
 def test_linux_tc2_dt_pack_all_is_the_seeds_arm_patch():
     """pack=all on TC2's own DT: the same buddies as boards/tc2 (the seeds' ARM patch)."""
-    dtb = linux_dtb("mainline", "vexpress-v2p-ca15_a7")
+    dtb = linux_dtb("debian", "vexpress-v2p-ca15_a7")
     want = ["CPU0 packing on CPU2", "CPU1 packing on CPU0", "CPU2 packing on CPU2",
             "CPU3 packing on CPU2", "CPU4 packing on CPU2"]
     p = subprocess.run([os.path.join(ROOT, "build", "host", "schedtopo"), "--pack=all", dtb],
@@ -93,7 +95,7 @@ def test_linux_tc2_dt_pack_all_is_the_seeds_arm_patch():
 def test_offline_cpus_appear_in_no_figure():
     """-smp 1 with a DT of 4 CPUs: cpu1-3 never come online and are charged nothing."""
     r = boot("vexpress-a9", run="sysbench --num-threads=4 --max-requests=8; idle; energy",
-             dtb=linux_dtb("mainline", "vexpress-v2p-ca9"), smp=1, timeout=60)
+             dtb=linux_dtb("debian", "vexpress-v2p-ca9"), smp=1, timeout=60)
     out = r.output
     assert r.status == 0 and "1 of 4 CPUs online" in out, r
     line = result_line(out, "sysbench")
@@ -103,9 +105,9 @@ def test_offline_cpus_appear_in_no_figure():
 
 # ---------------------------------------------------------------- bad DTs
 
-BASE = ("mainline", "vexpress-v2p-ca9")
+BASE = ("debian", "vexpress-v2p-ca9")
 MB = "/bus@40000000/motherboard-bus@40000000"
-UART = MB + "/iofpga@7,00000000/serial@9000"
+UART = MB + "/iofpga@7,00000000/uart@9000"
 
 # (fdtput arguments, the exact panic line)
 BAD_DTS = [
