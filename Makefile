@@ -95,10 +95,13 @@ build/host/libkcore.a: $(patsubst %.c,build/host/obj/%.o,$(CORE_SRCS))
 TEST_HELPER_SRCS := $(filter-out $(TEST_SRCS),$(wildcard tests/host/*.c))
 build/host/libktest.a: $(patsubst %.c,build/host/san/%.o,$(TEST_HELPER_SRCS))
 	@rm -f $@; ar rcs $@ $^
+# The kernel's archive is linked whole: objects nothing names (a placement
+# policy, a console command) register themselves through link-time tables.
+WHOLE = -Wl,--whole-archive $(1) -Wl,--no-whole-archive
 build/host/test_%: build/host/san/tests/host/test_%.o build/host/libktest.a build/host/libkcore-san.a
-	$(HOST_CC) $(SAN_FLAGS) -o $@ $^ -lm -lpthread
+	$(HOST_CC) $(SAN_FLAGS) -o $@ $< build/host/libktest.a $(call WHOLE,build/host/libkcore-san.a) -lm -lpthread
 build/host/%: build/host/obj/tools/%.o build/host/libkcore.a
-	$(HOST_CC) -o $@ $^ -lm
+	$(HOST_CC) -o $@ $< $(call WHOLE,build/host/libkcore.a) -lm
 
 # The simulator (tools/schedsim, docs/schedsim.md): the kernel compiled for
 # its own port, optimised, with room for more tasks and stacks sized for
@@ -118,7 +121,7 @@ build/host/sim/%.S.o: %.S
 build/host/libkcore-sim.a: $(patsubst %,build/host/sim/%.o,$(SIM_KERNEL_SRCS))
 	@rm -f $@; gcc-ar rcs $@ $^
 build/host/schedsim: $(patsubst %,build/host/sim/%.o,$(SIM_SRCS)) build/host/libkcore-sim.a
-	$(HOST_CC) $(SIM_CFLAGS) -o $@ $^ -lm
+	$(HOST_CC) $(SIM_CFLAGS) -o $@ $(filter-out %.a,$^) $(call WHOLE,build/host/libkcore-sim.a) -lm
 
 # DTBs used by host tests: every board's and the fixtures in tests/dts.
 TEST_DTBS := $(patsubst tests/dts/%.dts,build/host/dts/%.dtb,$(wildcard tests/dts/*.dts))

@@ -25,7 +25,7 @@ $(BENCH_HOST_OBJS): build/host/bench/obj/%.o: tools/bench-host/%.c $(HDRS) | ben
 	$(HOST_CC) $(HOST_CFLAGS) -c -o $@ $<
 
 $(BENCH_HOST_BINS): build/host/bench/%: build/host/bench/obj/%.o build/host/libkcore.a
-	$(HOST_CC) -o $@ $^ -lm
+	$(HOST_CC) -o $@ $< $(call WHOLE,build/host/libkcore.a) -lm
 
 bench-host: $(BENCH_HOST_BINS)
 

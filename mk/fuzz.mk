@@ -128,13 +128,14 @@ $(FUZZ_OUT)/libfuzzer/$(1): $(call fuzz_src,$(1)) $(FUZZ_OUT)/clang-$(call fuzz_
 	@mkdir -p $$(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -Werror -DCONFIG_NR_CPUS=$(call fuzz_nr,$(1)) \
 	  -fsanitize=fuzzer,address,undefined -o $$@ $$< $(FUZZ_LINK_libfuzzer_$(1)) \
-	  $(FUZZ_OUT)/clang-$(call fuzz_nr,$(1))/libkcore.a -lm
+	  $(call WHOLE,$(FUZZ_OUT)/clang-$(call fuzz_nr,$(1))/libkcore.a) -lm
 $(FUZZ_OUT)/regress/$(1).o: $(call fuzz_src,$(1)) $(FUZZ_HDRS)
 	@mkdir -p $$(@D)
 	$(HOST_CC) $(FUZZ_GCC_CFLAGS) -DCONFIG_NR_CPUS=$(call fuzz_nr,$(1)) -c -o $$@ $$<
 $(FUZZ_OUT)/regress/$(1): $(FUZZ_OUT)/regress/$(1).o $(FUZZ_OUT)/regress/regress_main.o $(call fuzz_gcc_lib,$(1)) \
 		$(FUZZ_LINK_regress_$(1))
-	$(HOST_CC) $(SAN_FLAGS) -o $$@ $$^ -lm -lpthread
+	$(HOST_CC) $(SAN_FLAGS) -o $$@ $$< $(FUZZ_OUT)/regress/regress_main.o \
+	  $(call WHOLE,$(call fuzz_gcc_lib,$(1))) $(FUZZ_LINK_regress_$(1)) -lm -lpthread
 endef
 $(foreach t,$(FUZZ_C),$(eval $(call fuzz_target_rules,$(t))))
 

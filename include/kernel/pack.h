@@ -1,9 +1,10 @@
 /*
  * Placement policies ("pack modes"): where a waking task runs, and which
  * pack buddies the topology has. A policy is one struct pack_policy in a
- * file of its own (kernel/pack/<name>.c) and one line in the policy table
- * (kernel/pack/policies.c); README.md ("Adding a placement policy")
- * shows how to add one.
+ * file of its own (kernel/pack/<name>.c) that declares it with
+ * PACK_POLICY(): the table is collected at link time, so adding a policy
+ * is that file and no other edit. README.md ("Adding a placement policy")
+ * shows how.
  *
  * Every place that takes a mode name (bootarg pack=, console `pack`,
  * schedtopo, schedsim, tools/experiment through `schedtopo --list-modes`)
@@ -21,7 +22,7 @@
  *                     default placement: returns the outcome (an index into
  *                     reasons[], counted per CPU for `pack`) and sets
  *                     *target to the chosen CPU, or leaves it -1 for the
- *                     default path (idle prev, nearest idle CPU, prev).
+ *                     default path (docs/placement.md).
  *                     Runs with IRQs off and no rq lock, from any CPU; it
  *                     may read other CPUs' averages (seqcounts) and the
  *                     idle hint, takes no lock, and costs O(1) or O(rails).
@@ -54,7 +55,24 @@ struct pack_policy {
 	int nr_reasons;			/* 1 .. PACK_MAX_REASONS */
 };
 
-/* The policies shipped with the kernel (kernel/pack/{off,rails,all,energy}.c). */
+/*
+ * Declares @policy (a const struct pack_policy of this file) to the table:
+ * an entry in the section pack_policies, which every port's link collects
+ * (linker/common.ld keeps it on ARM; GNU ld names its bounds __start_ and
+ * __stop_pack_policies). @rank orders the table: the interface's order is
+ * off 10, rails 20, all 30, energy 40; a new policy takes PACK_RANK_OTHER
+ * and comes after them, by name.
+ */
+struct pack_policy_entry {
+	const struct pack_policy *policy;
+	long rank;
+};
+#define PACK_RANK_OTHER 100
+#define PACK_POLICY(policy, rank)                                                                       \
+	static const struct pack_policy_entry pack_policy_entry_##policy                                \
+		__attribute__((used, section("pack_policies"), aligned(sizeof(void *)))) = { &(policy), (rank) }
+
+/* Shipped policies other code names (kernel/pack/{off,rails,all,energy}.c). */
 extern const struct pack_policy policy_off, policy_rails, policy_all, policy_energy;
 /* The default mode: rails from the DT (the spec's pack buddies). */
 #define PACK_DEFAULT_POLICY (&policy_rails)

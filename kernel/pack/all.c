@@ -26,3 +26,4 @@ const struct pack_policy policy_all = {
 	.reasons = buddy_reasons,
 	.nr_reasons = BUDDY_NR_REASONS,
 };
+PACK_POLICY(policy_all, 30);

@@ -146,3 +146,4 @@ const struct pack_policy policy_energy = {
 	.reasons = energy_reasons,
 	.nr_reasons = ENERGY_NR_REASONS,
 };
+PACK_POLICY(policy_energy, 40);

@@ -1,8 +1,10 @@
 /*
- * The placement policy table (include/kernel/pack.h). Adding a policy to
- * the kernel: its file in kernel/pack/, and one line here. The first entry
- * is what `schedtopo --list-modes` prints first; the order is the
- * interface's, not a preference.
+ * The placement policy table (include/kernel/pack.h): the PACK_POLICY()
+ * entries of every linked object, sorted by rank then name on first use
+ * (at boot, before other CPUs run; a host program's first call), then any
+ * pack_policy_register()ed at run time. The first entry is what `schedtopo
+ * --list-modes` prints first; the order is the interface's, not a
+ * preference.
  */
 #include <string.h>
 
@@ -10,31 +12,71 @@
 #include "arch/spinlock.h"
 #include "kernel/format.h"
 #include "kernel/pack.h"
+#include "kernel/panic.h"
 #include "kernel/printk.h"
 #include "kernel/sched.h"
 #include "kernel/topology.h"
 
-static const struct pack_policy *table[PACK_MAX_POLICIES] = {
-	&policy_off,
-	&policy_rails,
-	&policy_all,
-	&policy_energy,
-};
-static int nr_policies = 4;
+extern const struct pack_policy_entry __start_pack_policies[], __stop_pack_policies[];
+
+static const struct pack_policy *table[PACK_MAX_POLICIES];
+static int nr_policies = -1;	/* -1: the linked entries not read yet */
+
+static bool entry_before(const struct pack_policy_entry *a, const struct pack_policy_entry *b)
+{
+	return a->rank < b->rank || (a->rank == b->rank && strcmp(a->policy->name, b->policy->name) < 0);
+}
+
+static bool valid(const struct pack_policy *p);
+
+/* The linked entries, in rank order (an insertion sort: a handful of entries). */
+static void table_init(void)
+{
+	const struct pack_policy_entry *sorted[PACK_MAX_POLICIES];
+	int n = 0;
+
+	for (const struct pack_policy_entry *e = __start_pack_policies; e < __stop_pack_policies; e++) {
+		int i = n;
+
+		if (n == PACK_MAX_POLICIES)
+			panic("pack: more than %d placement policies linked", PACK_MAX_POLICIES);
+		if (!valid(e->policy))
+			panic("pack: policy '%s' breaks include/kernel/pack.h's contract",
+			      e->policy && e->policy->name ? e->policy->name : "?");
+		for (; i > 0 && entry_before(e, sorted[i - 1]); i--)
+			sorted[i] = sorted[i - 1];
+		sorted[i] = e;
+		n++;
+	}
+	for (int i = 0; i < n; i++) {
+		for (int j = 0; j < i; j++)
+			if (strcmp(sorted[j]->policy->name, sorted[i]->policy->name) == 0)
+				panic("pack: two policies named '%s'", sorted[i]->policy->name);
+		table[i] = sorted[i]->policy;
+	}
+	nr_policies = n;
+}
+
+static inline int count(void)
+{
+	if (__builtin_expect(nr_policies < 0, 0))
+		table_init();
+	return nr_policies;
+}
 
 const struct pack_policy *pack_policy_at(int i)
 {
-	return i >= 0 && i < nr_policies ? table[i] : NULL;
+	return i >= 0 && i < count() ? table[i] : NULL;
 }
 
 int pack_policy_count(void)
 {
-	return nr_policies;
+	return count();
 }
 
 const struct pack_policy *pack_policy_find(const char *name)
 {
-	for (int i = 0; name && i < nr_policies; i++)
+	for (int i = 0; name && i < count(); i++)
 		if (strcmp(table[i]->name, name) == 0)
 			return table[i];
 	return NULL;
@@ -46,7 +88,7 @@ const char *pack_policy_list(char *buf, size_t size)
 
 	if (size)
 		buf[0] = '\0';
-	for (int i = 0; i < nr_policies && n < size; i++)
+	for (int i = 0; i < count() && n < size; i++)
 		n += (size_t)ksnprintf(buf + n, size - n, "%s%s", i ? ", " : "", table[i]->name);
 	return buf;
 }
@@ -61,14 +103,21 @@ static bool valid_name(const char *s)
 	return true;
 }
 
-int pack_policy_register(const struct pack_policy *p)
+static bool valid(const struct pack_policy *p)
 {
 	if (!p || !valid_name(p->name) || !p->desc || !p->select || !p->reasons || p->nr_reasons < 1 ||
-	    p->nr_reasons > PACK_MAX_REASONS || nr_policies >= PACK_MAX_POLICIES || pack_policy_find(p->name))
-		return -1;
+	    p->nr_reasons > PACK_MAX_REASONS)
+		return false;
 	for (int r = 0; r < p->nr_reasons; r++)
 		if (!p->reasons[r])
-			return -1;
+			return false;
+	return true;
+}
+
+int pack_policy_register(const struct pack_policy *p)
+{
+	if (!valid(p) || count() >= PACK_MAX_POLICIES || pack_policy_find(p->name))
+		return -1;
 	table[nr_policies++] = p;
 	return 0;
 }

@@ -15,3 +15,4 @@ const struct pack_policy policy_rails = {
 	.reasons = buddy_reasons,
 	.nr_reasons = BUDDY_NR_REASONS,
 };
+PACK_POLICY(policy_rails, 20);

@@ -3,7 +3,9 @@
  * one (README.md, "Adding a placement policy"): every waking task goes to
  * the lowest-numbered idle CPU it may use; with none idle, the kernel's
  * default placement decides. tests/host/test_policy.c registers it and
- * drives it through select_task_rq(). Nothing in kernel/ knows of it.
+ * drives it through select_task_rq(); tests/qemu/test_registration.py
+ * drops this file, as it is, into a copy of kernel/pack/ and finds the
+ * policy everywhere a mode is taken. Nothing in kernel/ knows of it.
  */
 #include "kernel/pack.h"
 #include "kernel/sched.h"
@@ -31,3 +33,4 @@ const struct pack_policy policy_lowest_idle = {
 	.reasons = lowest_reasons,
 	.nr_reasons = LOWEST_NR,
 };
+PACK_POLICY(policy_lowest_idle, PACK_RANK_OTHER);
