@@ -283,13 +283,7 @@ void boot_main(uintptr_t dtb)
 	sched_topology_report();
 
 	shell_init(&io);
-	console_commands_register();
-	crash_commands_register();
-	kernel_commands_register();
-	microbench_commands_register();
-	stress_commands_register();
-	inject_commands_register();
-	starve_commands_register();
+	shell_register_linked();	/* every SHELL_COMMANDS() of boot/ and kernel/ */
 	console_set_rx_callback(console_rx_wake);
 	console_enable_rx_irq();
 	console_task = task_create("console", console_task_fn, NULL, 0, 1u << 0);

@@ -36,8 +36,6 @@ void panic_begin(void);
 void panic_print(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void panic_halt(void) __attribute__((noreturn));
 
-void console_commands_register(void);
-void crash_commands_register(void);	/* boot/crash.c */
 
 /*
  * Print " backtrace: <pc> <return address>...", unwound from the interrupted

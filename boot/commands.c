@@ -68,7 +68,4 @@ static const struct shell_cmd commands[] = {
 	{ "reboot", "", "reset the machine", cmd_reboot },
 };
 
-void console_commands_register(void)
-{
-	SHELL_REGISTER_TABLE(commands);
-}
+SHELL_COMMANDS(commands);

@@ -370,7 +370,4 @@ static const struct shell_cmd commands[] = {
 	{ "crash", "undef|abort|overflow|kernel|hang|timer|vfp|backlog|starve", "trigger a fault (tests fault containment)", cmd_crash },
 };
 
-void crash_commands_register(void)
-{
-	SHELL_REGISTER_TABLE(commands);
-}
+SHELL_COMMANDS(commands);

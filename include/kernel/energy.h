@@ -80,7 +80,5 @@ const struct energy_model *energy_model(void);
 int energy_result_fields(char *buf, size_t size, const struct energy_snapshot *from,
 			 const struct energy_snapshot *to);
 
-/* idle, energy (kernel/console/energy_commands.c). */
-void energy_commands_register(void);
 
 #endif

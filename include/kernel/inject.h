@@ -45,15 +45,10 @@ void inject_configure(uint32_t seed, uint32_t mask, uint32_t min_us, uint32_t ma
 		      uint32_t cpus);
 /* Delays taken at @point since the last inject_configure(). */
 uint64_t inject_count(enum inject_point point);
-/* The console command. */
-void inject_commands_register(void);
 #else
 static inline void inject_delay(enum inject_point point)
 {
 	(void)point;
-}
-static inline void inject_commands_register(void)
-{
 }
 #endif
 

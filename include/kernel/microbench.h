@@ -16,8 +16,6 @@
 
 #include "kernel/pelt.h"
 
-/* Register `microbench` with the shell (boot/boot.c). */
-void microbench_commands_register(void);
 
 /*
  * The seeds' update, verbatim apart from names: last_update_ns plays

@@ -7,7 +7,5 @@
 #ifndef KERNEL_RTAPP_H
 #define KERNEL_RTAPP_H
 
-/* Calibrate the "run" work loop and register `rtapp`. */
-void rtapp_commands_register(void);
 
 #endif

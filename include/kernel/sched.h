@@ -275,17 +275,6 @@ static inline void task_avg_read(const struct task *p, struct sched_avg *out)
 	pelt_snapshot(&p->se.avg, out);
 }
 
-/* Console commands: ps, top, spawn, schedtest (kernel/console/sched_commands.c). */
-void sched_commands_register(void);
-/* cyclictest, sysbench (kernel/apps/bench.c); wait, jobs (kernel/console/jobs.c). */
-void bench_commands_register(void);
-void jobs_register(void);
-/* taskset (kernel/console/taskset.c). */
-void taskset_register(void);
-/* stress (kernel/apps/stress.c). */
-void stress_commands_register(void);
-/* topo, pack (kernel/console/pack_commands.c). */
-void pack_commands_register(void);
 
 /* The task whose stack guard page holds @addr, or NULL. */
 struct task *task_of_guard(uintptr_t addr);

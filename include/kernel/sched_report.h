@@ -41,7 +41,6 @@ uint32_t starve_reports(void);
  * blocks waits while the CPU keeps ticking.
  */
 void starve_stop_preempting(int cpu, uint32_t ms);
-void starve_commands_register(void);
 #else
 static inline void starve_set_limit_ms(uint32_t ms)
 {
@@ -54,9 +53,6 @@ static inline uint32_t starve_limit_ms(void)
 static inline uint32_t starve_reports(void)
 {
 	return 0;
-}
-static inline void starve_commands_register(void)
-{
 }
 #endif
 

@@ -34,9 +34,28 @@ struct shell_cmd {
 	int (*fn)(int argc, char **argv);
 };
 
+/*
+ * A subsystem's commands, declared beside their code and collected at link
+ * time (a section of its own, as lk's STATIC_COMMAND): adding a command is
+ * its file and nothing else. Every port registers what it links with
+ * shell_register_linked(): the ARM kernel its boot/ commands and all of
+ * kernel/'s, the simulator its own and kernel/'s. @init (NULL: none) runs
+ * once, when the set is registered, before any command of it can run.
+ */
+struct shell_cmd_set {
+	const struct shell_cmd *cmds;
+	size_t n;
+	void (*init)(void);
+};
+#define SHELL_COMMANDS_INIT(table, initfn)                                                                \
+	static const struct shell_cmd_set shell_set_##table                                              \
+		__attribute__((used, section("shell_cmds"), aligned(sizeof(void *)))) = {                 \
+			(table), sizeof(table) / sizeof((table)[0]), (initfn) }
+#define SHELL_COMMANDS(table) SHELL_COMMANDS_INIT(table, NULL)
+
 void shell_init(const struct shell_io *io);
-/* The portable kernel's commands (kernel/console/commands.c), the same on every engine. */
-void kernel_commands_register(void);
+/* Register every linked SHELL_COMMANDS() set, in link order; panics on a clash or a full table. */
+void shell_register_linked(void);
 /* Forget every command and any partial line (for tests). */
 void shell_reset(void);
 /* 0 on success; -1 if the name is taken or the table is full. */

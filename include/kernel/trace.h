@@ -132,7 +132,5 @@ void trace_clear(void);
 /* Events written to @cpu's buffer in total, and how many were overwritten. */
 void trace_stats(int cpu, uint32_t *written, uint32_t *overwritten);
 
-/* kernel/console/trace_commands.c */
-void trace_commands_register(void);
 
 #endif

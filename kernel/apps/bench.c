@@ -377,7 +377,4 @@ static const struct shell_cmd commands[] = {
 	  "CPU benchmark: primes by trial division", cmd_sysbench },
 };
 
-void bench_commands_register(void)
-{
-	SHELL_REGISTER_TABLE(commands);
-}
+SHELL_COMMANDS(commands);

@@ -1138,15 +1138,6 @@ static const struct shell_cmd commands[] = {
 	  "scheduler costs in ns (= instructions under icount)", cmd_microbench },
 };
 
-void microbench_commands_register(void)
-{
-	SHELL_REGISTER_TABLE(commands);
-}
+SHELL_COMMANDS(commands);
 
-#else /* HOST_BUILD */
-
-void microbench_commands_register(void)
-{
-}
-
-#endif
+#endif /* !HOST_BUILD: the simulator and host tests have no microbench */

@@ -974,12 +974,8 @@ static int cmd_rtapp(int argc, char **argv)
 	return rc;
 }
 
-static const struct shell_cmd rtapp_cmd = {
-	"rtapp", "add|phase|run|list|clear|cal ...", "rt-app workloads (tools/rtapp translates JSON)", cmd_rtapp
+static const struct shell_cmd commands[] = {
+	{ "rtapp", "add|phase|run|list|clear|cal ...", "rt-app workloads (tools/rtapp translates JSON)", cmd_rtapp },
 };
-
-void rtapp_commands_register(void)
-{
-	rt_calibrate();
-	shell_register(&rtapp_cmd);
-}
+/* Calibrated when registered: on the boot CPU, before the first prompt. */
+SHELL_COMMANDS_INIT(commands, rt_calibrate);

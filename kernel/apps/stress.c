@@ -328,7 +328,4 @@ static const struct shell_cmd commands[] = {
 	{ "stress", "<seconds> [seed] [workers]", "SMP scheduler stress: no lost wake-ups, invariants", cmd_stress },
 };
 
-void stress_commands_register(void)
-{
-	SHELL_REGISTER_TABLE(commands);
-}
+SHELL_COMMANDS(commands);

@@ -165,7 +165,4 @@ static const struct shell_cmd commands[] = {
 	{ "energy", "[mark|ref]", "energy per CPU and cluster since the mark", cmd_energy },
 };
 
-void energy_commands_register(void)
-{
-	SHELL_REGISTER_TABLE(commands);
-}
+SHELL_COMMANDS(commands);

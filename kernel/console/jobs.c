@@ -121,8 +121,8 @@ static const struct shell_cmd commands[] = {
 	{ "jobs", "", "list background jobs", cmd_jobs },
 };
 
-void jobs_register(void)
+static void jobs_init(void)
 {
 	shell_set_background(start_job);
-	SHELL_REGISTER_TABLE(commands);
 }
+SHELL_COMMANDS_INIT(commands, jobs_init);

@@ -97,7 +97,4 @@ static const struct shell_cmd commands[] = {
 	  cmd_pack },
 };
 
-void pack_commands_register(void)
-{
-	SHELL_REGISTER_TABLE(commands);
-}
+SHELL_COMMANDS(commands);

@@ -563,7 +563,4 @@ static const struct shell_cmd commands[] = {
 	{ "schedcheck", "", "check that every task is in exactly one place", cmd_schedcheck },
 };
 
-void sched_commands_register(void)
-{
-	SHELL_REGISTER_TABLE(commands);
-}
+SHELL_COMMANDS(commands);

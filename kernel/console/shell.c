@@ -1,4 +1,5 @@
 /* Console shell; see include/kernel/shell.h. */
+#include "kernel/panic.h"
 #include "kernel/shell.h"
 
 #include <stdarg.h>
@@ -88,6 +89,20 @@ int shell_register(const struct shell_cmd *cmd)
 		return -1;
 	sh.cmds[sh.nr_cmds++] = cmd;
 	return 0;
+}
+
+extern const struct shell_cmd_set __start_shell_cmds[], __stop_shell_cmds[];
+
+void shell_register_linked(void)
+{
+	for (const struct shell_cmd_set *set = __start_shell_cmds; set < __stop_shell_cmds; set++) {
+		for (size_t i = 0; i < set->n; i++)
+			if (shell_register(&set->cmds[i]) != 0)
+				panic("shell: command '%s' clashes with another or overflows the table (%d)",
+				      set->cmds[i].name, SHELL_MAX_CMDS);
+		if (set->init)
+			set->init();
+	}
 }
 
 int shell_register_all(const struct shell_cmd *cmds, size_t n)

@@ -89,7 +89,4 @@ static const struct shell_cmd commands[] = {
 	  cmd_taskset },
 };
 
-void taskset_register(void)
-{
-	SHELL_REGISTER_TABLE(commands);
-}
+SHELL_COMMANDS(commands);

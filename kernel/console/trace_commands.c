@@ -58,7 +58,4 @@ static const struct shell_cmd commands[] = {
 	{ "trace", "start|stop|clear|dump|stats", "scheduler event trace (ftrace text format)", cmd_trace },
 };
 
-void trace_commands_register(void)
-{
-	SHELL_REGISTER_TABLE(commands);
-}
+SHELL_COMMANDS(commands);

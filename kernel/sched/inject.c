@@ -178,9 +178,6 @@ static const struct shell_cmd commands[] = {
 	  "debug kernels: seeded delays at SMP protocol points (include/kernel/inject.h)", cmd_inject },
 };
 
-void inject_commands_register(void)
-{
-	SHELL_REGISTER_TABLE(commands);
-}
+SHELL_COMMANDS(commands);
 
 #endif

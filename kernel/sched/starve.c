@@ -129,9 +129,6 @@ static const struct shell_cmd commands[] = {
 	{ "starve", "[<ms>|off]", "debug kernels: report a task waiting that long on a CPU that ticks", cmd_starve },
 };
 
-void starve_commands_register(void)
-{
-	SHELL_REGISTER_TABLE(commands);
-}
+SHELL_COMMANDS(commands);
 
 #endif

@@ -218,6 +218,7 @@ static const struct shell_cmd port_commands[] = {
 	{ "cpus", "", "list CPUs: mpidr, cluster, state, compatible", cmd_cpus },
 	{ "uptime", "", "simulated time since boot", cmd_uptime },
 };
+SHELL_COMMANDS(port_commands);
 
 static void console_shell_write(void *ctx, const char *buf, size_t len)
 {
@@ -311,8 +312,7 @@ static void boot(void)
 		sim_cpus[c].now = boot_skew_ns(c);
 	/* Commands first (rt-app calibrates on CPU0 as at boot), then the script is checked. */
 	shell_init(&io);
-	SHELL_REGISTER_TABLE(port_commands);
-	kernel_commands_register();
+	shell_register_linked();	/* this port's commands and kernel/'s */
 	check_script();
 	result_board = board;
 	result_engine = "sim";
