@@ -1,5 +1,5 @@
 /*
- * panic(): the first CPU to panic owns the console (without its lock: the
+ * arch_panic() (kernel/lib/panic.c formats the message): the first CPU to panic owns the console (without its lock: the
  * lock may be held by the CPU that crashed), stops the others with an IPI
  * and then does what the bootarg panic=halt|poweroff|reboot says (halt by
  * default; tools/qemu-run passes poweroff, so QEMU ends). Any CPU that
@@ -11,6 +11,7 @@
 
 #include "kernel/format.h"
 #include "arch/arm.h"
+#include "arch/console.h"
 #include "arch/cpu.h"
 #include "arch/smp.h"
 #include "boot/boot.h"
@@ -72,15 +73,9 @@ void panic_halt(void)
 	cpu_park();
 }
 
-void panic(const char *fmt, ...)
+void arch_panic(const char *msg)
 {
-	va_list ap;
-	char msg[384];
-
 	panic_begin();
-	va_start(ap, fmt);
-	kvsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
 	panic_print("panic: cpu%d: %s\n", arch_cpu_id(), msg);
 	backtrace_here(panic_print);
 	panic_halt();

@@ -1,7 +1,7 @@
 /*
- * Console over a PL011: kprintf() formats into one 1 KiB buffer and writes
- * it under one lock, so lines from different CPUs never interleave; a longer
- * message is cut and says so, with its newline.
+ * Console over a PL011: every write (kprintf()'s lines through
+ * arch_console_write(), the shell's echo) goes out under one lock, so lines
+ * from different CPUs never interleave.
  * Received bytes are pushed by the RX interrupt into a single-producer
  * (the IRQ on the boot CPU) single-consumer (the shell) ring.
  */
@@ -17,6 +17,7 @@
 #include "drivers/gic.h"
 #include "drivers/pl011.h"
 #include "kernel/fdt.h"
+#include "arch/console.h"
 #include "kernel/printk.h"
 
 #define RX_RING 256	/* power of two */
@@ -56,33 +57,9 @@ void console_write_panic(const char *buf, size_t len)
 	raw_write(buf, len);
 }
 
-int vkprintf(const char *fmt, va_list ap)
+void arch_console_write(const char *buf, size_t len)
 {
-	/* Under console_lock: one formatter at a time, and off the 8 KiB task stacks. */
-	static char buf[1024];
-	static const char cut[] = " [line truncated]\n";
-	unsigned long flags = spin_lock_irqsave(&console_lock);
-	int n = kvsnprintf(buf, sizeof(buf), fmt, ap);
-
-	if (n >= 0) {
-		raw_write(buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
-		/* A cut line still ends: the next message must not run into it (RESULT parsers). */
-		if ((size_t)n >= sizeof(buf))
-			raw_write(cut, sizeof(cut) - 1);
-	}
-	spin_unlock_irqrestore(&console_lock, flags);
-	return n;
-}
-
-int kprintf(const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vkprintf(fmt, ap);
-	va_end(ap);
-	return n;
+	console_write(buf, len);
 }
 
 static void console_rx_irq(uint32_t irq, void *arg)

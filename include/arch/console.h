@@ -1,20 +1,22 @@
 /*
- * Console output and the stop on a broken invariant: the port provides them
- * (ARM: drivers/console.c, boot/panic.c; host: tools/lib/host_arch.c).
+ * What each port gives the kernel's console front end (kernel/lib/printk.c,
+ * kernel/lib/panic.c): raw output and the stop on a broken invariant. Ports:
+ * ARM drivers/console.c and boot/panic.c; the host's tools/lib/host_arch.c;
+ * the simulator's tools/schedsim/port.c.
  *
- *   kprintf/vkprintf  write one whole formatted string, atomically with
- *                     respect to other CPUs (lines never interleave), from
- *                     any context; return the length written.
- *   panic             report "panic: <msg>" with the CPU, stop the other
- *                     CPUs and halt (host: stderr, abort()); never returns.
+ *   arch_console_write  write @len bytes as one piece (the port's own lock, if
+ *                       it has several writers); any context.
+ *   arch_panic          report "panic: ... <msg>" (the port adds what it
+ *                       knows: the CPU, a backtrace), stop the other CPUs
+ *                       and halt, power off or exit as the port does; never
+ *                       returns.
  */
 #ifndef ARCH_CONSOLE_H
 #define ARCH_CONSOLE_H
 
-#include <stdarg.h>
+#include <stddef.h>
 
-int kprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-int vkprintf(const char *fmt, va_list ap);
-void panic(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+void arch_console_write(const char *buf, size_t len);
+void arch_panic(const char *msg) __attribute__((noreturn));
 
 #endif

@@ -1,11 +1,12 @@
 /*
  * panic() and KASSERT: the one way the core reports a broken invariant.
- * panic() is the port's (include/arch/console.h).
+ * panic() formats the message (kernel/lib/panic.c) and hands it to the
+ * port's arch_panic() (include/arch/console.h), which never returns.
  */
 #ifndef KERNEL_PANIC_H
 #define KERNEL_PANIC_H
 
-#include "arch/console.h"
+void panic(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 
 #define KASSERT(cond)                                                        \
 	do {                                                                 \

@@ -16,6 +16,7 @@
 #include "kernel/format.h"
 #include "kernel/inject.h"
 #include "kernel/panic.h"
+#include "kernel/printk.h"
 #include "kernel/sched/sched_internal.h"
 #include "kernel/time.h"
 #include "kernel/trace.h"

@@ -23,37 +23,21 @@
 #include "arch/mm.h"
 #include "arch/power.h"
 #include "arch/timer.h"
+#include "kernel/panic.h"
 #include "tools/lib/host_arch.h"
 
 /* ------------------------------------------------------------ console, panic */
 
-void panic(const char *fmt, ...)
+void arch_panic(const char *msg)
 {
-	va_list ap;
-
 	fflush(stdout);
-	fprintf(stderr, "panic: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\n");
+	fprintf(stderr, "panic: %s\n", msg);
 	abort();
 }
 
-int vkprintf(const char *fmt, va_list ap)
+void arch_console_write(const char *buf, size_t len)
 {
-	return vprintf(fmt, ap);
-}
-
-int kprintf(const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vkprintf(fmt, ap);
-	va_end(ap);
-	return n;
+	fwrite(buf, 1, len, stdout);
 }
 
 /* ------------------------------------------------------------ CPU identity */

@@ -25,6 +25,7 @@
 #include "arch/timer.h"
 #include "kernel/format.h"
 #include "tools/schedsim/sim.h"
+#include "kernel/printk.h"
 
 /* ------------------------------------------------------------ CPU, interrupts */
 
@@ -184,40 +185,13 @@ void sim_console_flush(void)
 	fflush(out ? out : stdout);
 }
 
-/* As the ARM console (drivers/console.c): 1 KiB a message, a cut line still ends. */
-int vkprintf(const char *fmt, va_list ap)
+void arch_console_write(const char *buf, size_t len)
 {
-	static char buf[1024];
-	static const char cut[] = " [line truncated]\n";
-	int n = kvsnprintf(buf, sizeof(buf), fmt, ap);
-
-	if (n >= 0) {
-		sim_console_write(buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
-		if ((size_t)n >= sizeof(buf))
-			sim_console_write(cut, sizeof(cut) - 1);
-	}
-	return n;
+	sim_console_write(buf, len);
 }
 
-int kprintf(const char *fmt, ...)
+void arch_panic(const char *msg)
 {
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vkprintf(fmt, ap);
-	va_end(ap);
-	return n;
-}
-
-void panic(const char *fmt, ...)
-{
-	char msg[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	kvsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
 	kprintf("panic: cpu%d: %s\n", sim_cur ? sim_cur->id : 0, msg);
 	sim_set_output(NULL);
 	sim_console_flush();
