@@ -265,13 +265,10 @@ void boot_main(uintptr_t dtb)
 	t_boot = clock_ns();
 	smp_init_dt(&fdt);
 	parse_sched_bootargs();
-	sched_init(smp_nr_cpus());
+	kernel_init_dt(&fdt, smp_nr_cpus(), bootargs_get(&bootargs, "pack"));
 	sched_init_cpu(0);
-	sched_topology_init_dt(&fdt, bootargs_get(&bootargs, "pack"), smp_nr_cpus());
-	idle_init_dt(&fdt);
 	sched_cpu_online(0);
 	parse_warmboot_bootarg();
-	energy_init_dt(&fdt);
 	kprintf("memory: %u MiB, timer: %s at %u Hz\n", (unsigned)(mmu_ram_bytes() >> 20),
 		timer_name(), (unsigned)timer_freq());
 	print_cpu(0);

@@ -1,6 +1,10 @@
-/* Console commands of the foundation: cpus, uptime, poweroff, reboot. */
+/*
+ * The ARM port's console commands (poweroff, reboot) and what the machine
+ * commands ask of it (include/arch/machine.h: cpus, uptime).
+ */
 #include "boot/boot.h"
 
+#include "arch/machine.h"
 #include "arch/smp.h"
 #include "drivers/timer.h"
 #include "kernel/printk.h"
@@ -14,37 +18,18 @@ static const char *const state_names[] = {
 	[CPU_STOPPED] = "stopped",
 };
 
-static int cmd_cpus(int argc, char **argv)
+void arch_cpu_describe(int cpu, struct arch_cpu_desc *d)
 {
-	(void)argv;
-	if (argc != 1) {
-		kprintf("error: cpus takes no arguments\n");
-		return 1;
-	}
-	kprintf("cpu  mpidr     cluster  state    compatible\n");
-	for (int cpu = 0; cpu < smp_nr_cpus(); cpu++) {
-		const struct cpu_info *c = smp_cpu(cpu);
+	const struct cpu_info *c = smp_cpu(cpu);
 
-		kprintf("%-4d 0x%-7x %-8d %-8s %s\n", cpu, (unsigned)c->hwid,
-			sched_cpu_cluster(cpu), state_names[c->state], c->compatible);
-	}
-	kprintf("%d of %d CPUs online\n", smp_nr_online(), smp_nr_cpus());
-	return 0;
+	d->hwid = c->hwid;
+	d->state = state_names[c->state];
+	d->compatible = c->compatible;
 }
 
-static int cmd_uptime(int argc, char **argv)
+uint64_t arch_boot_ns(void)
 {
-	uint64_t ns;
-
-	(void)argv;
-	if (argc != 1) {
-		kprintf("error: uptime takes no arguments\n");
-		return 1;
-	}
-	ns = clock_ns() - boot_time_ns();
-	kprintf("up %u.%06u s\n", (unsigned)(ns / NSEC_PER_SEC),
-		(unsigned)((ns % NSEC_PER_SEC) / NSEC_PER_USEC));
-	return 0;
+	return boot_time_ns();
 }
 
 static int cmd_poweroff(int argc, char **argv)
@@ -62,8 +47,6 @@ static int cmd_reboot(int argc, char **argv)
 }
 
 static const struct shell_cmd commands[] = {
-	{ "cpus", "", "list CPUs: mpidr, cluster, state, compatible", cmd_cpus },
-	{ "uptime", "", "time since boot", cmd_uptime },
 	{ "poweroff", "", "power the machine off (QEMU exits)", cmd_poweroff },
 	{ "reboot", "", "reset the machine", cmd_reboot },
 };

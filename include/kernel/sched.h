@@ -154,6 +154,15 @@ struct rq {
 extern unsigned int sched_hz;		/* tick rate, default 1000 */
 
 void sched_init(int nr_cpus);
+struct fdt;
+/*
+ * The kernel's init over a DT, the same on every port (kernel/sched/init.c):
+ * sched_init(@nr_cpus), the topology for the policy named @pack (NULL: the
+ * default; unknown: said, then the default), idle states and rails, the
+ * energy model. Panics naming node and property on a DT it cannot use.
+ * Then each CPU's sched_init_cpu() and sched_cpu_online(), as it arrives.
+ */
+void kernel_init_dt(const struct fdt *fdt, int nr_cpus, const char *pack);
 /* The calling CPU's boot context becomes its idle task. */
 void sched_init_cpu(int cpu);
 /* The CPU has arrived (after sched_init_cpu): tasks may be placed on it. */

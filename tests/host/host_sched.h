@@ -52,6 +52,36 @@ static inline void host_make_topology(struct topology *t, int n)
 }
 
 
+/* The live scheduler on host_make_topology(@n) for @policy: every CPU online and idle, CPU 0 current. */
+static inline void host_boot_machine(int n, const struct pack_policy *policy)
+{
+	host_make_topology(&sched_topo, n);
+	topology_build(&sched_topo, policy);
+	sched_init(n);
+	for (int c = 0; c < n; c++) {
+		host_set_cpu_id(c);
+		sched_init_cpu(c);
+		sched_cpu_online(c);
+	}
+	host_set_cpu_id(0);
+}
+
+/* @t, a sleeping task (tid 1, @name) allowed on CPUs 0..@n-1, with no history: what a test wakes. */
+static inline void host_sleeper(struct task *t, const char *name, int n)
+{
+	cpumask_t all = { { 0 } };
+
+	memset(t, 0, sizeof(*t));
+	t->tid = 1;
+	strncpy(t->name, name, sizeof(t->name) - 1);
+	se_init(&t->se, 0);
+	pelt_init(&t->se.avg, host_fake_now);
+	for (int c = 0; c < n; c++)
+		cpumask_set(&all, c);
+	task_set_cpus(t, &all);
+	t->state = TASK_SLEEPING;
+}
+
 /* @cpu runs @t, a task pinned there, as the switch to it would leave its run queue. */
 static inline void host_run_busy(struct task *t, int cpu)
 {

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "ktest.h"
+#include "dtb_file.h"
 #include "kernel/energy.h"
 #include "kernel/fdt.h"
 #include "kernel/idle.h"
@@ -34,11 +35,6 @@
 
 /* ------------------------------------------------------------ DT */
 
-struct dtb {
-	uint8_t blob[1 << 20];
-	size_t len;
-	struct fdt fdt;
-};
 
 static struct dtb dtb;
 static struct topology topo;
@@ -49,22 +45,7 @@ static int nr_rails;
 
 static bool load_dtb(const char *path, char *why, size_t len)
 {
-	FILE *f = fopen(path, "rb");
-	int rc;
-
-	if (!f) {
-		snprintf(why, len, "cannot open %s (build the fixtures with `make host`, "
-			 "the boards with `make boards`)", path);
-		return false;
-	}
-	dtb.len = fread(dtb.blob, 1, sizeof(dtb.blob), f);
-	fclose(f);
-	rc = fdt_open(&dtb.fdt, dtb.blob, dtb.len);
-	if (rc != 0) {
-		snprintf(why, len, "%s: fdt_open %d: %s", path, rc, dtb.fdt.err);
-		return false;
-	}
-	return true;
+	return dtb_load(path, &dtb, why, len);
 }
 
 /* Load @path: topology and idle states must parse. */

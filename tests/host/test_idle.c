@@ -24,6 +24,7 @@
 #include <time.h>
 
 #include "ktest.h"
+#include "dtb_file.h"
 #include "kernel/fdt.h"
 #include "kernel/idle.h"
 #include "kernel/pack.h"
@@ -921,11 +922,6 @@ KT_CASE(cpu_idle_accounting)
 /* ------------------------------------------------------------ DT */
 
 /* A DTB read into memory and opened. */
-struct dtb {
-	uint8_t blob[1 << 20];
-	size_t len;
-	struct fdt fdt;
-};
 
 static struct dtb dtb;
 static struct topology topo;
@@ -934,22 +930,7 @@ static struct rail rails[IDLE_MAX_RAILS];
 
 static bool load_dtb(const char *path, char *why, size_t len)
 {
-	FILE *f = fopen(path, "rb");
-	int rc;
-
-	if (!f) {
-		snprintf(why, len, "cannot open %s (build the fixtures with `make host`, "
-			 "the boards with `make boards`)", path);
-		return false;
-	}
-	dtb.len = fread(dtb.blob, 1, sizeof(dtb.blob), f);
-	fclose(f);
-	rc = fdt_open(&dtb.fdt, dtb.blob, dtb.len);
-	if (rc != 0) {
-		snprintf(why, len, "%s: fdt_open %d: %s", path, rc, dtb.fdt.err);
-		return false;
-	}
-	return true;
+	return dtb_load(path, &dtb, why, len);
 }
 
 /* Load @path and build its topology (must succeed). */

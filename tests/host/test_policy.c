@@ -21,26 +21,8 @@ static struct task wakee, busy[64];
 
 static void machine(int n)
 {
-	host_make_topology(&sched_topo, n);
-	topology_build(&sched_topo, PACK_DEFAULT_POLICY);
-	sched_init(n);
-	for (int c = 0; c < n; c++) {
-		host_set_cpu_id(c);
-		sched_init_cpu(c);
-		sched_cpu_online(c);
-	}
-	host_set_cpu_id(0);
-	memset(&wakee, 0, sizeof(wakee));
-	wakee.tid = 1;
-	strcpy(wakee.name, "wakee");
-	se_init(&wakee.se, 0);
-	pelt_init(&wakee.se.avg, host_fake_now);
-	cpumask_t all = { { 0 } };
-
-	for (int c = 0; c < n; c++)
-		cpumask_set(&all, c);
-	task_set_cpus(&wakee, &all);
-	wakee.state = TASK_SLEEPING;
+	host_boot_machine(n, PACK_DEFAULT_POLICY);
+	host_sleeper(&wakee, "wakee", n);
 }
 
 static int place(int prev)

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "ktest.h"
+#include "dtb_file.h"
 #include "host_sched.h"
 #include "arch/cpu.h"
 #include "kernel/pack.h"
@@ -54,22 +55,8 @@ static void allow2(int a, int b)
 /* @n CPUs online, all idle, packing off. */
 static void machine(int n)
 {
-	host_make_topology(&sched_topo, n);
-	topology_build(&sched_topo, &policy_off);
-	sched_init(n);
-	for (int c = 0; c < n; c++) {
-		host_set_cpu_id(c);
-		sched_init_cpu(c);
-		sched_cpu_online(c);
-	}
-	host_set_cpu_id(0);
-	memset(&wakee, 0, sizeof(wakee));
-	wakee.tid = 1;
-	strcpy(wakee.name, "wakee");
-	se_init(&wakee.se, 0);
-	pelt_init(&wakee.se.avg, host_fake_now);
-	allow(0, n);
-	wakee.state = TASK_SLEEPING;
+	host_boot_machine(n, &policy_off);
+	host_sleeper(&wakee, "wakee", n);
 }
 
 static void make_busy(int cpu)
@@ -303,4 +290,42 @@ KT_CASE(a_light_task_whose_buddy_and_cluster_are_busy_stays_in_its_cluster)
 	make_idle(11);
 	KT_ASSERT_EQ(place(9), 11);
 	topology_build(&sched_topo, &policy_off);
+}
+
+/*
+ * The kernel init every port calls (kernel_init_dt()) on qemu-tc2's DT:
+ * buddies 2,2,2,3,4 for pack=rails, each CPU's cluster as its wake-up
+ * search span (A15s {0,1}, A7s {2,3,4}), and a light A15 task whose buddy
+ * is busy stays among the A15s.
+ */
+KT_CASE(kernel_init_dt_boots_qemu_tc2s_dt)
+{
+	static struct dtb d;
+	static const int buddy[] = { 2, 2, 2, 3, 4 };
+	char why[300];
+
+	KT_ASSERT_MSG(dtb_load("build/qemu-tc2/qemu-tc2.dtb", &d, why, sizeof(why)), "%s", why);
+	kernel_init_dt(&d.fdt, 5, "rails");
+	for (int c = 0; c < 5; c++) {
+		host_set_cpu_id(c);
+		sched_init_cpu(c);
+		sched_cpu_online(c);
+	}
+	host_set_cpu_id(0);
+	KT_ASSERT_EQ(sched_topo.nr_cpus, 5);
+	KT_ASSERT_EQ(pack_policy_current(), &policy_rails);
+	for (int c = 0; c < 5; c++) {
+		KT_ASSERT_EQ(sched_topo.pack_buddy[c], buddy[c]);
+		KT_ASSERT_EQ(cpumask_low32(&sched_topo.llc[c]), c < 2 ? 0x3u : 0x1cu);
+	}
+	host_sleeper(&wakee, "wakee", 5);
+	wakee.se.avg.runnable_avg_sum = wakee.se.avg.usage_avg_sum = 800;
+	wakee.se.avg.runnable_avg_period = 40000;
+	for (int c = 0; c < 5; c++)
+		if (c != 1) {
+			make_busy(c);
+			cpu_rq(c)->avg.runnable_avg_sum = cpu_rq(c)->avg.usage_avg_sum = 40000;
+			cpu_rq(c)->avg.runnable_avg_period = 40000;
+		}
+	KT_ASSERT_EQ(place(0), 1);	/* buddy 2 busy: cpu0's cluster's idle CPU, not the A7s */
 }

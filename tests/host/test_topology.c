@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "ktest.h"
+#include "dtb_file.h"
 #include "kernel/fdt.h"
 #include "kernel/pack.h"
 #include "kernel/topology.h"
@@ -155,40 +156,9 @@ static void levels_str(const struct topology *t, int cpu, char *buf, size_t size
 	} while (0)
 
 /* A DTB read into memory and opened. */
-struct dtb {
-	uint8_t blob[1 << 20];
-	size_t len;
-	struct fdt fdt;
-};
-
-static bool read_blob(const char *path, struct dtb *d, char *why, size_t len)
-{
-	FILE *f = fopen(path, "rb");
-
-	if (!f) {
-		snprintf(why, len, "cannot open %s", path);
-		return false;
-	}
-	d->len = fread(d->blob, 1, sizeof(d->blob), f);
-	fclose(f);
-	return true;
-}
-
 static bool load_dtb(const char *path, struct dtb *d, char *why, size_t len)
 {
-	int rc;
-
-	if (!read_blob(path, d, why, len)) {
-		snprintf(why, len, "cannot open %s (build the fixtures with `make host`, "
-			 "the boards with `make boards`)", path);
-		return false;
-	}
-	rc = fdt_open(&d->fdt, d->blob, d->len);
-	if (rc != 0) {
-		snprintf(why, len, "%s: fdt_open %d: %s", path, rc, d->fdt.err);
-		return false;
-	}
-	return true;
+	return dtb_load(path, d, why, len);
 }
 
 #define LOAD(path, d)                                                         \
@@ -1276,7 +1246,7 @@ KT_CASE(tool_bad_input)
 	BAD_INPUT("/dev/null", NULL, "schedtopo: /dev/null: invalid device tree: ");
 
 	/* Not a DTB: the fdt reader's own message, verbatim. */
-	KT_ASSERT(read_blob("Makefile", &d, want, sizeof(want)));
+	KT_ASSERT(dtb_read("Makefile", &d, want, sizeof(want)));
 	KT_ASSERT(fdt_open(&d.fdt, d.blob, d.len) < 0);
 	snprintf(want, sizeof(want), "schedtopo: Makefile: invalid device tree: %s\n", d.fdt.err);
 	BAD_INPUT("Makefile", want, NULL);

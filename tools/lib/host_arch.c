@@ -20,10 +20,13 @@
 #include "arch/cpu.h"
 #include "arch/energy_meter.h"
 #include "arch/ipi.h"
+#include "arch/machine.h"
 #include "arch/mm.h"
 #include "arch/power.h"
 #include "arch/timer.h"
 #include "kernel/panic.h"
+#include "kernel/sched.h"
+#include "kernel/topology.h"
 #include "tools/lib/host_arch.h"
 
 /* ------------------------------------------------------------ console, panic */
@@ -38,6 +41,20 @@ void arch_panic(const char *msg)
 void arch_console_write(const char *buf, size_t len)
 {
 	fwrite(buf, 1, len, stdout);
+}
+
+/* What `cpus` and `uptime` ask the port (include/arch/machine.h): the topology host programs built. */
+void arch_cpu_describe(int cpu, struct arch_cpu_desc *d)
+{
+	d->hwid = cpu < sched_topo.nr_cpus ? sched_topo.cpu[cpu].hwid : (uint32_t)cpu;
+	d->state = sched_cpu_online_now(cpu) ? "online" : "offline";
+	d->compatible = cpu < sched_topo.nr_cpus && sched_topo.cpu[cpu].compatible ? sched_topo.cpu[cpu].compatible
+										     : "host";
+}
+
+uint64_t arch_boot_ns(void)
+{
+	return 0;
 }
 
 /* ------------------------------------------------------------ CPU identity */

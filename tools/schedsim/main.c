@@ -7,7 +7,7 @@
  *                       [--stats] FILE.dtb 'cmd; cmd; ...'
  *
  * Boots the machine FILE.dtb describes at simulated time 0 the way
- * boot/boot.c boots a board (the same kernel calls, in the same order), runs
+ * boot/boot.c boots a board (kernel_init_dt(), the kernel init every port calls), runs
  * the script as the autorun= bootarg would, and exits 0 when it ends.
  * Bad arguments or DTB: one line "schedsim: error: ..." on stderr, exit 2.
  * A kernel panic: exit 3; a script that can never end (every CPU idle, no
@@ -19,6 +19,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "arch/machine.h"
 #include "kernel/cmdline.h"
 #include "kernel/energy.h"
 #include "kernel/fdt.h"
@@ -185,40 +186,18 @@ static void board_from_path(const char *path)
 
 /* ------------------------------------------------------------ console commands of the port */
 
-static int cmd_cpus(int argc, char **argv)
+/* What `cpus` and `uptime` ask the port (include/arch/machine.h). */
+void arch_cpu_describe(int cpu, struct arch_cpu_desc *d)
 {
-	(void)argv;
-	if (argc != 1) {
-		kprintf("error: cpus takes no arguments\n");
-		return 1;
-	}
-	kprintf("cpu  mpidr     cluster  state    compatible\n");
-	for (int cpu = 0; cpu < sched_topo.nr_cpus; cpu++)
-		kprintf("%-4d 0x%-7x %-8d %-8s %s\n", cpu, (unsigned)sched_topo.cpu[cpu].hwid,
-			sched_topo.cpu[cpu].cluster, sched_cpu_online_now(cpu) ? "online" : "offline",
-			sched_topo.cpu[cpu].compatible);
-	kprintf("%d of %d CPUs online\n", cpumask_weight(&sched_cpus_online), sched_topo.nr_cpus);
-	return 0;
+	d->hwid = sched_topo.cpu[cpu].hwid;
+	d->state = sched_cpu_online_now(cpu) ? "online" : "offline";
+	d->compatible = sched_topo.cpu[cpu].compatible;
 }
 
-static int cmd_uptime(int argc, char **argv)
+uint64_t arch_boot_ns(void)
 {
-	uint64_t ns = arch_now_ns();
-
-	(void)argv;
-	if (argc != 1) {
-		kprintf("error: uptime takes no arguments\n");
-		return 1;
-	}
-	kprintf("up %u.%06u s\n", (unsigned)(ns / NSEC_PER_SEC), (unsigned)((ns % NSEC_PER_SEC) / NSEC_PER_USEC));
-	return 0;
+	return 0;	/* the machine starts at simulated time 0 */
 }
-
-static const struct shell_cmd port_commands[] = {
-	{ "cpus", "", "list CPUs: mpidr, cluster, state, compatible", cmd_cpus },
-	{ "uptime", "", "simulated time since boot", cmd_uptime },
-};
-SHELL_COMMANDS(port_commands);
 
 static void console_shell_write(void *ctx, const char *buf, size_t len)
 {
@@ -320,10 +299,7 @@ static void boot(void)
 	root = fdt_root(&fdt);
 	model = fdt_prop_string(&fdt, root, "model");
 	kprintf("\nsched-pack simulator (board %s, %s), %d CPUs\n", board, model ? model : "unknown model", n);
-	sched_init(n);
-	topology_build(&sched_topo, opt.policy);
-	idle_init_dt(&fdt);
-	energy_init_dt(&fdt);
+	kernel_init_dt(&fdt, n, opt.policy->name);
 	if (opt.trace_path) {
 		trace_file = fopen(opt.trace_path, "w");
 		if (!trace_file) {
@@ -336,8 +312,7 @@ static void boot(void)
 	for (int c = n - 1; c > 0; c--)
 		sim_cpu_start(c, cpu_entry);
 	kprintf("%d of %d CPUs online\n", cpumask_weight(&sched_cpus_online) + 1, n);
-	for (int c = 0; c < n; c++)
-		kprintf("CPU%d packing on CPU%d\n", c, sched_topo.pack_buddy[c]);
+	sched_topology_report();
 	sim_cpu_start(0, cpu_entry);
 }
 
