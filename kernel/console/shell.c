@@ -4,6 +4,7 @@
 
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -91,11 +92,17 @@ int shell_register(const struct shell_cmd *cmd)
 	return 0;
 }
 
-extern const struct shell_cmd_set __start_shell_cmds[], __stop_shell_cmds[];
+/* GNU ld defines __start_/__stop_<section> for a section named as a C identifier. */
+extern const struct shell_cmd_set __start_shell_cmds[], __stop_shell_cmds[];	/* NOLINT(bugprone-reserved-identifier) */
 
 void shell_register_linked(void)
 {
-	for (const struct shell_cmd_set *set = __start_shell_cmds; set < __stop_shell_cmds; set++) {
+	/* The section's bounds as numbers: the linker's two symbols are not one C object. */
+	size_t nr_sets = ((uintptr_t)__stop_shell_cmds - (uintptr_t)__start_shell_cmds) / sizeof(struct shell_cmd_set);
+
+	for (size_t s = 0; s < nr_sets; s++) {
+		const struct shell_cmd_set *set = &__start_shell_cmds[s];
+
 		for (size_t i = 0; i < set->n; i++)
 			if (shell_register(&set->cmds[i]) != 0)
 				panic("shell: command '%s' clashes with another or overflows the table (%d)",

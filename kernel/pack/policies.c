@@ -6,6 +6,7 @@
  * --list-modes` prints first; the order is the interface's, not a
  * preference.
  */
+#include <stdint.h>
 #include <string.h>
 
 #include "arch/barrier.h"
@@ -17,7 +18,8 @@
 #include "kernel/sched.h"
 #include "kernel/topology.h"
 
-extern const struct pack_policy_entry __start_pack_policies[], __stop_pack_policies[];
+/* GNU ld defines __start_/__stop_<section> for a section named as a C identifier. */
+extern const struct pack_policy_entry __start_pack_policies[], __stop_pack_policies[];	/* NOLINT(bugprone-reserved-identifier) */
 
 static const struct pack_policy *table[PACK_MAX_POLICIES];
 static int nr_policies = -1;	/* -1: the linked entries not read yet */
@@ -35,7 +37,12 @@ static void table_init(void)
 	const struct pack_policy_entry *sorted[PACK_MAX_POLICIES];
 	int n = 0;
 
-	for (const struct pack_policy_entry *e = __start_pack_policies; e < __stop_pack_policies; e++) {
+	/* The section's bounds as numbers: the linker's two symbols are not one C object. */
+	size_t nr_entries = ((uintptr_t)__stop_pack_policies - (uintptr_t)__start_pack_policies) /
+			    sizeof(struct pack_policy_entry);
+
+	for (size_t k = 0; k < nr_entries; k++) {
+		const struct pack_policy_entry *e = &__start_pack_policies[k];
 		int i = n;
 
 		if (n == PACK_MAX_POLICIES)

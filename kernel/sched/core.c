@@ -674,9 +674,8 @@ static int select_task_rq(struct task *p, int prev_cpu, bool wakeup)
 			KASSERT_DEBUG(task_allowed_on(p, target));
 			return target;
 		}
-	}
-	if (wakeup)
 		return select_wake_fallback(p, prev_cpu, arch_cpu_id());
+	}
 	return select_idlest_cpu(p, prev_cpu);
 }
 
