@@ -47,7 +47,7 @@ ARM_SRCS := $(sort $(wildcard boot/*.S boot/*.c drivers/*.c kernel/*/*.c))
 # One sub-make per board so that board.mk variables stay per board.
 define board_rules
 kernel-$(1): build/$(1)/kernel.bin build/$(1)/$(1).dtb
-build/$(1)/kernel.bin build/$(1)/kernel.elf: $$(ARM_SRCS) $$(wildcard include/*/*.h boot/*.h linker/*.ld) boards/$(1)/board.mk Makefile mk/kernel.mk
+build/$(1)/kernel.bin build/$(1)/kernel.elf: $$(ARM_SRCS) $$(wildcard include/*/*.h include/*/*/*.h boot/*.h linker/*.ld) boards/$(1)/board.mk Makefile mk/kernel.mk
 	@$$(MAKE) --no-print-directory -f mk/kernel.mk BOARD=$(1)
 build/$(1)/$(1).dtb: boards/$(1)/$(1).dts $$(wildcard boards/$(1)/*.dtsi boards/common/*.dtsi)
 	@mkdir -p $$(@D)
@@ -66,7 +66,7 @@ HOST_CC     ?= gcc
 HOST_CFLAGS := -O1 -g -std=gnu11 $(WARN) -Iinclude -I. -Itests/host \
 	-DCONFIG_NR_CPUS=1024 -DHOST_BUILD
 # Sanitized builds (host tests, fuzzers) also check the hot-path invariants
-# that release kernels leave to them (KASSERT_DEBUG, include/kernel/panic.h).
+# that release kernels leave to them (KASSERT_DEBUG, include/kernel/lib/panic.h).
 SAN_FLAGS   := -fsanitize=address,undefined -fno-omit-frame-pointer \
 	-fno-sanitize-recover=undefined -DCONFIG_SCHED_DEBUG
 # Driver files that are plain C (a register sequence behind accessors, a
@@ -77,7 +77,7 @@ TEST_SRCS   := $(sort $(wildcard tests/host/test_*.c))
 TOOL_SRCS   := $(sort $(wildcard tools/*.c))
 HOST_TESTS  := $(patsubst tests/host/%.c,build/host/%,$(TEST_SRCS))
 HOST_TOOLS  := $(patsubst tools/%.c,build/host/%,$(TOOL_SRCS))
-HDRS        := $(wildcard include/*/*.h kernel/*/*.h tests/host/*.h)
+HDRS        := $(wildcard include/*/*.h include/*/*/*.h kernel/*/*.h tests/host/*.h)
 
 # Tests link the core built with ASan + UBSan; tools link a plain build.
 build/host/san/%.o: %.c $(HDRS)

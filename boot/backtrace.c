@@ -8,8 +8,8 @@
 #include "boot/boot.h"
 #include "boot/mmu.h"
 #include "boot/trap.h"
-#include "kernel/format.h"
-#include "kernel/unwind_ehabi.h"
+#include "kernel/lib/format.h"
+#include "kernel/lib/unwind_ehabi.h"
 
 #define MAX_FRAMES 16	/* return addresses after the pc */
 

@@ -7,10 +7,10 @@
 #include "arch/machine.h"
 #include "arch/smp.h"
 #include "drivers/timer.h"
-#include "kernel/printk.h"
-#include "kernel/shell.h"
-#include "kernel/time.h"
-#include "kernel/topology.h"
+#include "kernel/lib/printk.h"
+#include "kernel/console/shell.h"
+#include "kernel/time/time.h"
+#include "kernel/sched/topology.h"
 
 static const char *const state_names[] = {
 	[CPU_ABSENT] = "absent", [CPU_BOOTING] = "booting", [CPU_ONLINE] = "online",

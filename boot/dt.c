@@ -4,7 +4,7 @@
 #include <stdarg.h>
 
 #include "boot/boot.h"
-#include "kernel/format.h"
+#include "kernel/lib/format.h"
 
 void dt_panic(const struct fdt *fdt, const struct fdt_fault *f)
 {

@@ -6,9 +6,9 @@
 #include "arch/arm.h"
 #include "arch/mm.h"
 #include "drivers/dt.h"
-#include "kernel/fdt.h"
-#include "kernel/panic.h"
-#include "kernel/printk.h"
+#include "kernel/lib/fdt.h"
+#include "kernel/lib/panic.h"
+#include "kernel/lib/printk.h"
 #include "boot/asm.h"
 
 #define SECTION_SHIFT 20

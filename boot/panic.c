@@ -9,14 +9,14 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kernel/format.h"
+#include "kernel/lib/format.h"
 #include "arch/arm.h"
 #include "arch/console.h"
 #include "arch/cpu.h"
 #include "arch/smp.h"
 #include "boot/boot.h"
 #include "drivers/console.h"
-#include "kernel/panic.h"
+#include "kernel/lib/panic.h"
 
 static volatile int panic_cpu = -1;
 static char panic_buf[512];

@@ -10,8 +10,8 @@
 #include "drivers/psci.h"
 #include "drivers/vexpress.h"
 #include "drivers/timer.h"
-#include "kernel/printk.h"
-#include "kernel/time.h"
+#include "kernel/lib/printk.h"
+#include "kernel/time/time.h"
 
 #define POWER_SETTLE_NS (100 * NSEC_PER_MSEC)
 #define EMERGENCY_SETTLE_SPINS 20000000

@@ -30,10 +30,10 @@
 #include "drivers/gic.h"
 #include "drivers/psci.h"
 #include "drivers/timer.h"
-#include "kernel/printk.h"
-#include "kernel/sched.h"
-#include "kernel/time.h"
-#include "kernel/timer.h"
+#include "kernel/lib/printk.h"
+#include "kernel/sched/sched.h"
+#include "kernel/time/time.h"
+#include "kernel/time/timer.h"
 
 #define WORKER_PERIOD_NS 50000u		/* the pinned task's sleep */
 #define GAP_NS 200000u			/* between rounds: the task and the timers run */

@@ -6,8 +6,8 @@
 #include "arch/timer.h"
 #include "drivers/gic.h"
 #include "drivers/timer.h"
-#include "kernel/inject.h"
-#include "kernel/timer.h"
+#include "kernel/debug/inject.h"
+#include "kernel/time/timer.h"
 
 void arch_timer_program(uint64_t deadline_ns)
 {

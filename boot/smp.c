@@ -23,10 +23,10 @@
 #include "drivers/psci.h"
 #include "drivers/timer.h"
 #include "drivers/vexpress.h"
-#include "kernel/fdt.h"
-#include "kernel/panic.h"
-#include "kernel/printk.h"
-#include "kernel/time.h"
+#include "kernel/lib/fdt.h"
+#include "kernel/lib/panic.h"
+#include "kernel/lib/printk.h"
+#include "kernel/time/time.h"
 
 #define SCU_CTRL    0x00
 #define SCU_INV_ALL 0x0c

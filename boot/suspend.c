@@ -8,7 +8,7 @@
 #include "arch/cpu.h"
 #include "drivers/gic.h"
 #include "drivers/timer.h"
-#include "kernel/timer.h"
+#include "kernel/time/timer.h"
 
 /* Read by cpu_resume with the MMU off: each is cleaned to PoC by cpu_suspend. */
 struct suspend_ctx suspend_ctx[CONFIG_NR_CPUS];

@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 
 #include "drivers/console.h"
-#include "kernel/panic.h"
+#include "kernel/lib/panic.h"
 
 int _write(int fd, const char *buf, int len);
 int _read(int fd, char *buf, int len);

@@ -11,9 +11,9 @@
 #include "boot/boot.h"
 #include "boot/mmu.h"
 #include "drivers/gic.h"
-#include "kernel/format.h"
-#include "kernel/printk.h"
-#include "kernel/sched.h"
+#include "kernel/lib/format.h"
+#include "kernel/lib/printk.h"
+#include "kernel/sched/sched.h"
 
 #include <stdarg.h>
 

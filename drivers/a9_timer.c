@@ -10,8 +10,8 @@
 #include "arch/arm.h"
 #include "drivers/dt.h"
 #include "drivers/vexpress.h"
-#include "kernel/fdt.h"
-#include "kernel/printk.h"
+#include "kernel/lib/fdt.h"
+#include "kernel/lib/printk.h"
 
 /* The counter is at 0x00 (low) and 0x04 (high): mmio_read_counter64()'s layout. */
 #define GT_CTRL     0x08

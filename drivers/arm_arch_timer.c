@@ -10,8 +10,8 @@
 
 #include "arch/arm.h"
 #include "drivers/dt.h"
-#include "kernel/fdt.h"
-#include "kernel/printk.h"
+#include "kernel/lib/fdt.h"
+#include "kernel/lib/printk.h"
 
 #define CNTV_CTL_ENABLE (1u << 0)
 #define CNTV_CTL_IMASK  (1u << 1)

@@ -5,7 +5,7 @@
  * Received bytes are pushed by the RX interrupt into a single-producer
  * (the IRQ on the boot CPU) single-consumer (the shell) ring.
  */
-#include "kernel/format.h"
+#include "kernel/lib/format.h"
 #include "drivers/console.h"
 
 #include <stdio.h>
@@ -16,9 +16,9 @@
 #include "drivers/dt.h"
 #include "drivers/gic.h"
 #include "drivers/pl011.h"
-#include "kernel/fdt.h"
+#include "kernel/lib/fdt.h"
 #include "arch/console.h"
-#include "kernel/printk.h"
+#include "kernel/lib/printk.h"
 
 #define RX_RING 256	/* power of two */
 

@@ -12,9 +12,9 @@
 #include "arch/arm.h"
 #include "arch/cpu.h"
 #include "drivers/dt.h"
-#include "kernel/fdt.h"
-#include "kernel/panic.h"
-#include "kernel/printk.h"
+#include "kernel/lib/fdt.h"
+#include "kernel/lib/panic.h"
+#include "kernel/lib/printk.h"
 
 #define GICD_CTLR       0x000
 #define GICD_TYPER      0x004

@@ -24,7 +24,7 @@
 #include "arch/arm.h"
 #include "arch/barrier.h"
 #include "drivers/power.h"
-#include "kernel/printk.h"
+#include "kernel/lib/printk.h"
 
 static struct power_ops power;	/* zero (no name): wfi-only */
 

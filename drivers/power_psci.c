@@ -17,8 +17,8 @@
 #include "arch/suspend.h"
 #include "drivers/power.h"
 #include "drivers/psci.h"
-#include "kernel/fdt.h"
-#include "kernel/printk.h"
+#include "kernel/lib/fdt.h"
+#include "kernel/lib/printk.h"
 
 static bool psci_error_seen;
 

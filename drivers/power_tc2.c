@@ -85,9 +85,9 @@
 #include "drivers/gic.h"
 #include "drivers/power.h"
 #include "drivers/tc2_spc.h"
-#include "kernel/fdt.h"
-#include "kernel/format.h"
-#include "kernel/printk.h"
+#include "kernel/lib/fdt.h"
+#include "kernel/lib/format.h"
+#include "kernel/lib/printk.h"
 
 /* ---------------------------------------------------------------- registers */
 

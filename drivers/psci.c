@@ -6,7 +6,7 @@
 
 #include <string.h>
 
-#include "kernel/fdt.h"
+#include "kernel/lib/fdt.h"
 
 #define PSCI_0_2_VERSION      0x84000000u
 #define PSCI_0_2_CPU_SUSPEND  0x84000001u

@@ -1,6 +1,6 @@
 /*
  * Clock and event-timer front end: picks a timer driver from the DT and
- * converts between nanoseconds and its ticks (kernel/lib/time.c).
+ * converts between nanoseconds and its ticks (kernel/time/time.c).
  */
 #include "drivers/timer.h"
 
@@ -8,9 +8,9 @@
 #include "arch/timer.h"
 #include "drivers/dt.h"
 #include "drivers/gic.h"
-#include "kernel/fdt.h"
-#include "kernel/panic.h"
-#include "kernel/time.h"
+#include "kernel/lib/fdt.h"
+#include "kernel/lib/panic.h"
+#include "kernel/time/time.h"
 
 static struct timer_ops timer;
 /* What a clock read needs, side by side: one base address for the whole read. */

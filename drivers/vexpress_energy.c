@@ -38,9 +38,9 @@
 #include "arch/spinlock.h"
 #include "drivers/energy_meter.h"
 #include "drivers/vexpress.h"
-#include "kernel/fdt.h"
-#include "kernel/format.h"
-#include "kernel/printk.h"
+#include "kernel/lib/fdt.h"
+#include "kernel/lib/format.h"
+#include "kernel/lib/printk.h"
 
 #define PROP_FUNC     "arm,vexpress-sysreg,func"
 #define PROP_SITE     "arm,vexpress,site"

@@ -10,8 +10,8 @@
 #include "arch/arm.h"
 #include "drivers/dt.h"
 #include "drivers/timer.h"
-#include "kernel/fdt.h"
-#include "kernel/time.h"
+#include "kernel/lib/fdt.h"
+#include "kernel/time/time.h"
 
 #define SYS_FLAGSSET  0x30
 #define SYS_FLAGSCLR  0x34

@@ -17,7 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kernel/pelt.h"
+#include "kernel/sched/pelt.h"
 
 #define EXIT_BAD_INPUT 2
 #define MAX_LINE 4096

@@ -14,9 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernel/fdt.h"
-#include "kernel/pack.h"
-#include "kernel/topology.h"
+#include "kernel/lib/fdt.h"
+#include "kernel/pack/pack.h"
+#include "kernel/sched/topology.h"
 
 #define MAX_DTB (4u << 20)
 

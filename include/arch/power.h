@@ -5,7 +5,7 @@
  * owns); the port decides HOW (ARM: drivers/power.c and its back ends; the
  * host: tools/lib/host_arch.c, WFI only).
  *
- * Rails are the kernel's (include/kernel/idle.h): numbered 0..n-1, each the
+ * Rails are the kernel's (include/kernel/sched/idle.h): numbered 0..n-1, each the
  * CPUs on one power line and the DT power-domain node that names the line
  * (-1: CPUs without "power-domains", the system rail).
  *
@@ -41,7 +41,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "kernel/cpumask.h"
+#include "kernel/lib/cpumask.h"
 
 struct fdt;
 

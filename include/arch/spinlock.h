@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "kernel/inject.h"
+#include "kernel/debug/inject.h"
 #ifdef __arm__
 #include "arch/arm.h"
 #endif

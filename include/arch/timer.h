@@ -1,6 +1,6 @@
 /*
  * The clock and the per-CPU event timer the port provides (the scheduler's
- * timers, include/kernel/timer.h, are built on these two calls).
+ * timers, include/kernel/time/timer.h, are built on these two calls).
  *
  *   arch_now_ns()            monotonic nanoseconds, the same clock on every
  *                            CPU; callable from any context, IRQs on or off.

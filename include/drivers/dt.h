@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-#include "kernel/fdt.h"
+#include "kernel/lib/fdt.h"
 
 void dt_panic(const struct fdt *fdt, const struct fdt_fault *f) __attribute__((noreturn));
 void dt_panicf(const struct fdt *fdt, int node, const char *prop, const char *fmt, ...)

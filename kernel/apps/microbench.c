@@ -47,9 +47,9 @@
  * measured task is created before its background and at nice -20 (see
  * run_on() and bg_wait(): CFS places new tasks a slice behind).
  */
-#include "kernel/microbench.h"
+#include "kernel/apps/microbench.h"
 
-#include "kernel/panic.h"
+#include "kernel/lib/panic.h"
 
 /* ------------------------------------------------------------ the seeds' loop */
 
@@ -115,16 +115,16 @@ int pelt_update_seed_loop(struct sched_avg *sa, uint64_t now, bool runnable, boo
 #include "arch/barrier.h"
 #include "arch/cpu.h"
 #include "arch/ipi.h"
-#include "kernel/energy.h"
-#include "kernel/format.h"
-#include "kernel/idle.h"
-#include "kernel/printk.h"
-#include "kernel/sched.h"
+#include "kernel/sched/energy.h"
+#include "kernel/lib/format.h"
+#include "kernel/sched/idle.h"
+#include "kernel/lib/printk.h"
+#include "kernel/sched/sched.h"
 #include "kernel/sched/sched_internal.h"
-#include "kernel/shell.h"
-#include "kernel/time.h"
-#include "kernel/timer.h"
-#include "kernel/topology.h"
+#include "kernel/console/shell.h"
+#include "kernel/time/time.h"
+#include "kernel/time/timer.h"
+#include "kernel/sched/topology.h"
 
 #ifndef BOARD_NAME
 #define BOARD_NAME "host"

@@ -1,8 +1,8 @@
-/* The common head of every RESULT line; see include/kernel/result.h. */
-#include "kernel/result.h"
+/* The common head of every RESULT line; see include/kernel/apps/result.h. */
+#include "kernel/apps/result.h"
 
-#include "kernel/format.h"
-#include "kernel/pack.h"
+#include "kernel/lib/format.h"
+#include "kernel/pack/pack.h"
 
 #ifndef BOARD_NAME
 #define BOARD_NAME "host"

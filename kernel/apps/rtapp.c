@@ -2,7 +2,7 @@
  * rt-app workloads in the kernel: the `rtapp` console command, with the
  * semantics of scheduler-tools/rt-app (doc/tutorial.txt, src/rt-app.c).
  * tools/rtapp translates an rt-app JSON file into these commands; the
- * program they build is data (include/kernel/rtapp_prog.h, parsed by
+ * program they build is data (include/kernel/apps/rtapp_prog.h, parsed by
  * kernel/apps/rtapp_prog.c) that this file interprets with real tasks.
  *
  *   rtapp add NAME [i=N] [l=LOOP] [n=NICE] [m=MASK] [d=DELAY_US] [PHASE...]
@@ -10,7 +10,7 @@
  *	one task spec (a JSON task object): i instances (default 1, 0 = only
  *	forked), l thread loop (default -1: until the run ends; 0: never
  *	runs), n nice (-20..19), m affinity as a hex CPU mask (default every
- *	CPU), d initial delay in us. Items: see include/kernel/rtapp_prog.h.
+ *	CPU), d initial delay in us. Items: see include/kernel/apps/rtapp_prog.h.
  *	e.g. rtapp add periodic i=4 r1600,t16000:u0
  *   rtapp run MS [log=N]
  *	create every instance, start them together (t_zero, 2 ms ahead), stop
@@ -37,7 +37,7 @@
  * relative mode its timeline restarts from now.
  *
  * Synchronisation events use the kernel's own sleeping objects, one set per
- * run: mutexes (kernel/sched/mutex.c: lock/unlock, owner checked), condition
+ * run: mutexes (kernel/sync/mutex.c: lock/unlock, owner checked), condition
  * variables (condvar.c: wait/signal/broad/sync; suspend and resume are
  * expressed with them by tools/rtapp, as rt-app does), barriers
  * (task_barrier.c; the parties are counted from the program as rt-app
@@ -68,7 +68,7 @@
  *
  * One run at a time; add/phase/clear/list are refused while a run is in progress.
  */
-#include "kernel/rtapp.h"
+#include "kernel/apps/rtapp.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -77,21 +77,21 @@
 
 #include "arch/cost.h"
 #include "arch/spinlock.h"
-#include "kernel/cmdline.h"
-#include "kernel/condvar.h"
-#include "kernel/energy.h"
-#include "kernel/format.h"
-#include "kernel/mutex.h"
-#include "kernel/printk.h"
-#include "kernel/result.h"
-#include "kernel/rtapp_prog.h"
-#include "kernel/sched.h"
-#include "kernel/semaphore.h"
-#include "kernel/shell.h"
-#include "kernel/task_barrier.h"
-#include "kernel/time.h"
-#include "kernel/timer.h"
-#include "kernel/topology.h"
+#include "kernel/lib/cmdline.h"
+#include "kernel/sync/condvar.h"
+#include "kernel/sched/energy.h"
+#include "kernel/lib/format.h"
+#include "kernel/sync/mutex.h"
+#include "kernel/lib/printk.h"
+#include "kernel/apps/result.h"
+#include "kernel/apps/rtapp_prog.h"
+#include "kernel/sched/sched.h"
+#include "kernel/sync/semaphore.h"
+#include "kernel/console/shell.h"
+#include "kernel/sync/task_barrier.h"
+#include "kernel/time/time.h"
+#include "kernel/time/timer.h"
+#include "kernel/sched/topology.h"
 
 
 #define RTAPP_MAX_MS 600000L		/* one run: 10 min */

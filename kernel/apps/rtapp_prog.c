@@ -1,19 +1,19 @@
 /*
- * Building an rt-app program (include/kernel/rtapp_prog.h) from console
+ * Building an rt-app program (include/kernel/apps/rtapp_prog.h) from console
  * words. Portable: the kernel's `rtapp` command, the host tests and the
  * fuzzers share it. Every error is one `error: rtapp: ...` line, and the
  * program is changed only by a command that succeeds.
  */
-#include "kernel/rtapp_prog.h"
+#include "kernel/apps/rtapp_prog.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernel/cmdline.h"
-#include "kernel/fair.h"
-#include "kernel/format.h"
-#include "kernel/printk.h"
-#include "kernel/shell.h"
+#include "kernel/lib/cmdline.h"
+#include "kernel/sched/fair.h"
+#include "kernel/lib/format.h"
+#include "kernel/lib/printk.h"
+#include "kernel/console/shell.h"
 
 void rtprog_clear(struct rt_prog *p)
 {

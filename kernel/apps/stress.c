@@ -12,21 +12,21 @@
  * bookkeeping). Beside them, workers on the kernel's sleeping locks
  * (kernel/apps/stress_sync.c) check mutual exclusion, condition variables,
  * barriers and semaphores. In debug kernels the starvation detector
- * (include/kernel/sched_report.h) is on for the run: a task left waiting on
+ * (include/kernel/debug/sched_report.h) is on for the run: a task left waiting on
  * a CPU that ticks fails the run at once, not after the drain.
  */
 
 #include "arch/barrier.h"
-#include "kernel/cmdline.h"
-#include "kernel/printk.h"
-#include "kernel/random.h"
-#include "kernel/sched.h"
-#include "kernel/sched_report.h"
-#include "kernel/shell.h"
-#include "kernel/stress_sync.h"
-#include "kernel/time.h"
-#include "kernel/timer.h"
-#include "kernel/topology.h"
+#include "kernel/lib/cmdline.h"
+#include "kernel/lib/printk.h"
+#include "kernel/lib/random.h"
+#include "kernel/sched/sched.h"
+#include "kernel/debug/sched_report.h"
+#include "kernel/console/shell.h"
+#include "kernel/apps/stress_sync.h"
+#include "kernel/time/time.h"
+#include "kernel/time/timer.h"
+#include "kernel/sched/topology.h"
 
 #define STRESS_MAX_WORKERS 400
 #define DRAIN_TIMEOUT_NS (10ull * NSEC_PER_SEC)

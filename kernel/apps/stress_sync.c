@@ -1,5 +1,5 @@
 /*
- * Sync workers of the `stress` command; see include/kernel/stress_sync.h.
+ * Sync workers of the `stress` command; see include/kernel/apps/stress_sync.h.
  *
  * Invariants:
  * - mutex: never two tasks inside one mutex's critical section, and the
@@ -11,17 +11,17 @@
  * At the end every wait is abandoned through the stop flag (and a wake-up
  * of each worker), as rt-app's end of run does.
  */
-#include "kernel/random.h"
-#include "kernel/stress_sync.h"
+#include "kernel/lib/random.h"
+#include "kernel/apps/stress_sync.h"
 
 #include "arch/barrier.h"
-#include "kernel/condvar.h"
-#include "kernel/mutex.h"
-#include "kernel/printk.h"
-#include "kernel/sched.h"
-#include "kernel/semaphore.h"
-#include "kernel/task_barrier.h"
-#include "kernel/time.h"
+#include "kernel/sync/condvar.h"
+#include "kernel/sync/mutex.h"
+#include "kernel/lib/printk.h"
+#include "kernel/sched/sched.h"
+#include "kernel/sync/semaphore.h"
+#include "kernel/sync/task_barrier.h"
+#include "kernel/time/time.h"
 
 #define NR_MUTEX_WORKERS 6
 #define NR_MUTEXES 2

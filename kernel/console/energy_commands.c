@@ -11,13 +11,13 @@
 #include <string.h>
 
 #include "arch/energy_meter.h"
-#include "kernel/cmdline.h"
-#include "kernel/energy.h"
-#include "kernel/format.h"
-#include "kernel/printk.h"
-#include "kernel/sched.h"
-#include "kernel/shell.h"
-#include "kernel/warmboot.h"
+#include "kernel/lib/cmdline.h"
+#include "kernel/sched/energy.h"
+#include "kernel/lib/format.h"
+#include "kernel/lib/printk.h"
+#include "kernel/sched/sched.h"
+#include "kernel/console/shell.h"
+#include "kernel/sched/warmboot.h"
 
 static struct energy_snapshot mark;
 static bool have_mark;

@@ -5,10 +5,10 @@
  */
 #include <string.h>
 
-#include "kernel/format.h"
-#include "kernel/printk.h"
-#include "kernel/sched.h"
-#include "kernel/shell.h"
+#include "kernel/lib/format.h"
+#include "kernel/lib/printk.h"
+#include "kernel/sched/sched.h"
+#include "kernel/console/shell.h"
 
 #define MAX_JOBS 8
 #define JOB_ARGS 32

@@ -6,12 +6,12 @@
  */
 #include "arch/machine.h"
 #include "arch/timer.h"
-#include "kernel/cpumask.h"
-#include "kernel/printk.h"
-#include "kernel/sched.h"
-#include "kernel/shell.h"
-#include "kernel/time.h"
-#include "kernel/topology.h"
+#include "kernel/lib/cpumask.h"
+#include "kernel/lib/printk.h"
+#include "kernel/sched/sched.h"
+#include "kernel/console/shell.h"
+#include "kernel/time/time.h"
+#include "kernel/sched/topology.h"
 
 static int cmd_cpus(int argc, char **argv)
 {

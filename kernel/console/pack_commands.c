@@ -2,18 +2,18 @@
  * Console commands for the topology and packing:
  *   topo            domain levels, flags, groups, capacities, rails, buddies
  *   pack            the placement policy and its per-CPU wake-up outcome counters
- *   pack list       the policies of the table (include/kernel/pack.h), one a line
+ *   pack list       the policies of the table (include/kernel/pack/pack.h), one a line
  *   pack <mode>     switch to that policy while tasks run; the boot log's
  *                   "CPU<n> packing on CPU<m>" lines again if the buddies changed
  */
 #include <string.h>
 
-#include "kernel/format.h"
-#include "kernel/pack.h"
-#include "kernel/printk.h"
-#include "kernel/sched.h"
-#include "kernel/shell.h"
-#include "kernel/topology.h"
+#include "kernel/lib/format.h"
+#include "kernel/pack/pack.h"
+#include "kernel/lib/printk.h"
+#include "kernel/sched/sched.h"
+#include "kernel/console/shell.h"
+#include "kernel/sched/topology.h"
 
 static void print_buddies(void)
 {

@@ -15,13 +15,13 @@
 #include "arch/barrier.h"
 #include "arch/cost.h"
 
-#include "kernel/cmdline.h"
-#include "kernel/format.h"
-#include "kernel/printk.h"
-#include "kernel/sched.h"
-#include "kernel/shell.h"
-#include "kernel/time.h"
-#include "kernel/topology.h"
+#include "kernel/lib/cmdline.h"
+#include "kernel/lib/format.h"
+#include "kernel/lib/printk.h"
+#include "kernel/sched/sched.h"
+#include "kernel/console/shell.h"
+#include "kernel/time/time.h"
+#include "kernel/sched/topology.h"
 
 #ifndef CONFIG_MAX_TEST_TASKS
 #define CONFIG_MAX_TEST_TASKS 256

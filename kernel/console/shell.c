@@ -1,6 +1,6 @@
-/* Console shell; see include/kernel/shell.h. */
-#include "kernel/panic.h"
-#include "kernel/shell.h"
+/* Console shell; see include/kernel/console/shell.h. */
+#include "kernel/lib/panic.h"
+#include "kernel/console/shell.h"
 
 #include <stdarg.h>
 #include <stdbool.h>
@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kernel/cmdline.h"
-#include "kernel/format.h"
+#include "kernel/lib/cmdline.h"
+#include "kernel/lib/format.h"
 
 enum esc_state { ESC_NONE, ESC_START, ESC_CSI, ESC_SS3 };
 

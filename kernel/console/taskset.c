@@ -8,10 +8,10 @@
  */
 #include <string.h>
 
-#include "kernel/cpumask.h"
-#include "kernel/printk.h"
-#include "kernel/sched.h"
-#include "kernel/shell.h"
+#include "kernel/lib/cpumask.h"
+#include "kernel/lib/printk.h"
+#include "kernel/sched/sched.h"
+#include "kernel/console/shell.h"
 
 /* "0x3", "3", "f0000000f": false if not hex or wider than the CPU sets. */
 static bool parse_hex_mask(const char *s, cpumask_t *m)

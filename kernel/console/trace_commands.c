@@ -1,14 +1,14 @@
 /*
  * `trace start|stop|clear|dump|stats`: the scheduler's event trace
- * (kernel/sched/trace.c) from the console, dumped as ftrace text.
+ * (kernel/trace/trace.c) from the console, dumped as ftrace text.
  */
 #include <string.h>
 
 #include "arch/barrier.h"
-#include "kernel/printk.h"
-#include "kernel/sched.h"
-#include "kernel/shell.h"
-#include "kernel/trace.h"
+#include "kernel/lib/printk.h"
+#include "kernel/sched/sched.h"
+#include "kernel/console/shell.h"
+#include "kernel/trace/trace.h"
 
 static int cmd_trace(int argc, char **argv)
 {

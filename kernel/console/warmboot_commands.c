@@ -8,12 +8,12 @@
 
 #include "arch/cpu.h"
 #include "arch/power.h"
-#include "kernel/cmdline.h"
-#include "kernel/idle.h"
-#include "kernel/printk.h"
-#include "kernel/sched.h"
-#include "kernel/topology.h"
-#include "kernel/warmboot.h"
+#include "kernel/lib/cmdline.h"
+#include "kernel/sched/idle.h"
+#include "kernel/lib/printk.h"
+#include "kernel/sched/sched.h"
+#include "kernel/sched/topology.h"
+#include "kernel/sched/warmboot.h"
 
 /* Does any CPU have a state that powers its rail (cluster) down? */
 static bool board_has_cluster_power_down(void)

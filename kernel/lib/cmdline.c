@@ -1,11 +1,11 @@
-/* Command tokenising and boot-argument parsing; see include/kernel/cmdline.h. */
-#include "kernel/cmdline.h"
+/* Command tokenising and boot-argument parsing; see include/kernel/lib/cmdline.h. */
+#include "kernel/lib/cmdline.h"
 
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernel/panic.h"
+#include "kernel/lib/panic.h"
 
 static bool is_blank(char c)
 {

@@ -1,5 +1,5 @@
-/* CPU sets; see include/kernel/cpumask.h. */
-#include "kernel/cpumask.h"
+/* CPU sets; see include/kernel/lib/cpumask.h. */
+#include "kernel/lib/cpumask.h"
 
 #include <string.h>
 

@@ -1,13 +1,13 @@
 /*
- * Bounds-checked FDT reader; the contract is in include/kernel/fdt.h.
+ * Bounds-checked FDT reader; the contract is in include/kernel/lib/fdt.h.
  *
  * fdt_open() validates everything once (header, reservation map, every
  * structure token, every name and string offset). The accessors then walk
  * a blob known to be well formed, but still go through the same checked
  * token decoder (next_token), so a bug here cannot read outside the blob.
  */
-#include "kernel/format.h"
-#include "kernel/fdt.h"
+#include "kernel/lib/format.h"
+#include "kernel/lib/fdt.h"
 
 #include <stdarg.h>
 #include <stdio.h>

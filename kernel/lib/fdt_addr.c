@@ -2,14 +2,14 @@
  * Standard DT resolution on top of the FDT reader: node paths, reg
  * translated to CPU addresses through every parent's "ranges", interrupt
  * specifiers routed through "interrupt-map" to the GIC, and the console
- * named by /chosen/stdout-path. Contract in include/kernel/fdt.h.
+ * named by /chosen/stdout-path. Contract in include/kernel/lib/fdt.h.
  */
-#include "kernel/fdt.h"
+#include "kernel/lib/fdt.h"
 
 #include <stdarg.h>
 #include <string.h>
 
-#include "kernel/format.h"
+#include "kernel/lib/format.h"
 
 #define MAX_ADDR_CELLS 2	/* 64-bit addresses; PCI's 3 cells are not supported */
 #define MAX_IRQ_CELLS 4

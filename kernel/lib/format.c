@@ -1,5 +1,5 @@
-/* kvsnprintf(): see include/kernel/format.h. */
-#include "kernel/format.h"
+/* kvsnprintf(): see include/kernel/lib/format.h. */
+#include "kernel/lib/format.h"
 
 #include <stdbool.h>
 #include <stdint.h>

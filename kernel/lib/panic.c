@@ -1,14 +1,14 @@
 /*
  * panic(): the kernel's one front end for a broken invariant
- * (include/kernel/panic.h): the message formatted here, the stop the port's
+ * (include/kernel/lib/panic.h): the message formatted here, the stop the port's
  * arch_panic().
  */
-#include "kernel/panic.h"
+#include "kernel/lib/panic.h"
 
 #include <stdarg.h>
 
 #include "arch/console.h"
-#include "kernel/format.h"
+#include "kernel/lib/format.h"
 
 void panic(const char *fmt, ...)
 {

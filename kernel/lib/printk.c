@@ -1,14 +1,14 @@
 /*
- * kprintf(): the kernel's one console front end (include/kernel/printk.h)
+ * kprintf(): the kernel's one console front end (include/kernel/lib/printk.h)
  * over the port's arch_console_write().
  */
-#include "kernel/printk.h"
+#include "kernel/lib/printk.h"
 
 #include <string.h>
 
 #include "arch/console.h"
 #include "arch/spinlock.h"
-#include "kernel/format.h"
+#include "kernel/lib/format.h"
 
 #define PRINTK_LINE 1024
 

@@ -1,9 +1,9 @@
 /*
- * Red-black tree (include/kernel/rbtree.h). The algorithm is the textbook
+ * Red-black tree (include/kernel/lib/rbtree.h). The algorithm is the textbook
  * one (CLRS ch. 13) with NULL leaves, which count as black.
  */
-#include "kernel/rbtree.h"
-#include "kernel/panic.h"
+#include "kernel/lib/rbtree.h"
+#include "kernel/lib/panic.h"
 
 static bool is_red(const struct rb_node *n)
 {

@@ -1,5 +1,5 @@
 /*
- * EHABI unwinder; the contract is in include/kernel/unwind_ehabi.h.
+ * EHABI unwinder; the contract is in include/kernel/lib/unwind_ehabi.h.
  *
  * An index entry is two words: a prel31 offset to the function's start,
  * then EXIDX_CANTUNWIND, an inline entry (bit 31 set: personality 0 and
@@ -9,7 +9,7 @@
  * Instruction bytes are read most significant first, and running out of
  * them means "finish".
  */
-#include "kernel/unwind_ehabi.h"
+#include "kernel/lib/unwind_ehabi.h"
 
 #define SP 13
 #define LR 14

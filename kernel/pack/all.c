@@ -5,9 +5,9 @@
  */
 #include <string.h>
 
-#include "kernel/pack.h"
+#include "kernel/pack/pack.h"
 #include "kernel/pack/buddy.h"
-#include "kernel/topology.h"
+#include "kernel/sched/topology.h"
 
 static void powerline_per_cpu(struct topology *t)
 {

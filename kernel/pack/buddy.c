@@ -13,7 +13,7 @@
 
 #include "arch/barrier.h"
 #include "kernel/sched/sched_internal.h"
-#include "kernel/topology.h"
+#include "kernel/sched/topology.h"
 
 const char *const buddy_reasons[BUDDY_NR_REASONS] = {
 	[BUDDY_PACKED] = "packed",

@@ -8,7 +8,7 @@
 
 #include <stdbool.h>
 
-#include "kernel/sched.h"
+#include "kernel/sched/sched.h"
 
 /* Outcomes of buddy_select(), in the order `pack` prints them. */
 enum buddy_reason {

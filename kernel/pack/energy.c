@@ -7,13 +7,13 @@
  * as Linux's EAS does while nothing is overutilized.
  */
 #include "arch/barrier.h"
-#include "kernel/energy.h"
-#include "kernel/idle.h"
-#include "kernel/pack.h"
+#include "kernel/sched/energy.h"
+#include "kernel/sched/idle.h"
+#include "kernel/pack/pack.h"
 #include "kernel/pack/buddy.h"
-#include "kernel/pack_energy.h"
+#include "kernel/pack/pack_energy.h"
 #include "kernel/sched/sched_internal.h"
-#include "kernel/topology.h"
+#include "kernel/sched/topology.h"
 
 /* Outcomes, in the order `pack` prints them. */
 enum energy_reason {

@@ -1,10 +1,10 @@
 /*
- * pack=energy's cost model (include/kernel/pack_energy.h): pure functions
+ * pack=energy's cost model (include/kernel/pack/pack_energy.h): pure functions
  * of the energy model's powers and the candidates' state, used by
  * pack_energy_select() in kernel/pack/pack.c and tested on the host
  * (tests/host/test_pack_energy.c).
  */
-#include "kernel/pack_energy.h"
+#include "kernel/pack/pack_energy.h"
 
 /*
  * The task's core busy power over idle power for the time it runs, plus

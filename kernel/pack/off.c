@@ -4,7 +4,7 @@
  * seeds' "default" column. The
  * rails stay the DT's, so `topo` and the energy accounting still see them.
  */
-#include "kernel/pack.h"
+#include "kernel/pack/pack.h"
 #include "kernel/pack/buddy.h"
 
 const struct pack_policy policy_off = {

@@ -1,5 +1,5 @@
 /*
- * The placement policy table (include/kernel/pack.h): the PACK_POLICY()
+ * The placement policy table (include/kernel/pack/pack.h): the PACK_POLICY()
  * entries of every linked object, sorted by rank then name on first use
  * (at boot, before other CPUs run; a host program's first call), then any
  * pack_policy_register()ed at run time. The first entry is what `schedtopo
@@ -11,12 +11,12 @@
 
 #include "arch/barrier.h"
 #include "arch/spinlock.h"
-#include "kernel/format.h"
-#include "kernel/pack.h"
-#include "kernel/panic.h"
-#include "kernel/printk.h"
-#include "kernel/sched.h"
-#include "kernel/topology.h"
+#include "kernel/lib/format.h"
+#include "kernel/pack/pack.h"
+#include "kernel/lib/panic.h"
+#include "kernel/lib/printk.h"
+#include "kernel/sched/sched.h"
+#include "kernel/sched/topology.h"
 
 /* GNU ld defines __start_/__stop_<section> for a section named as a C identifier. */
 extern const struct pack_policy_entry __start_pack_policies[], __stop_pack_policies[];	/* NOLINT(bugprone-reserved-identifier) */
@@ -48,7 +48,7 @@ static void table_init(void)
 		if (n == PACK_MAX_POLICIES)
 			panic("pack: more than %d placement policies linked", PACK_MAX_POLICIES);
 		if (!valid(e->policy))
-			panic("pack: policy '%s' breaks include/kernel/pack.h's contract",
+			panic("pack: policy '%s' breaks include/kernel/pack/pack.h's contract",
 			      e->policy && e->policy->name ? e->policy->name : "?");
 		for (; i > 0 && entry_before(e, sorted[i - 1]); i--)
 			sorted[i] = sorted[i - 1];

@@ -3,9 +3,9 @@
  * seeds' rule (topology_pack_buddy()), light waking tasks go to their
  * CPU's buddy.
  */
-#include "kernel/pack.h"
+#include "kernel/pack/pack.h"
 #include "kernel/pack/buddy.h"
-#include "kernel/topology.h"
+#include "kernel/sched/topology.h"
 
 const struct pack_policy policy_rails = {
 	.name = "rails",

@@ -18,9 +18,9 @@
 #include "arch/barrier.h"
 #include "arch/cpu.h"
 #include "arch/ipi.h"
-#include "kernel/panic.h"
+#include "kernel/lib/panic.h"
 #include "kernel/sched/sched_internal.h"
-#include "kernel/topology.h"
+#include "kernel/sched/topology.h"
 
 #define BUSY_FACTOR 8
 #define NOHZ_KICK_INTERVAL_NS 4000000ull	/* at most one kick per 4 ms */
@@ -202,7 +202,7 @@ int find_new_ilb(int call_cpu)
 	return cpumask_first(&idle);
 }
 
-/* The placement policy's say on waking an idle balancer (include/kernel/pack.h). */
+/* The placement policy's say on waking an idle balancer (include/kernel/pack/pack.h). */
 static bool may_kick_ilb(const struct rq *rq)
 {
 	const struct pack_policy *policy = READ_ONCE(sched_topo.policy);

@@ -1,9 +1,9 @@
 /*
  * Scheduler core: run queues, schedule(), wake-ups, the tick, idle.
  * The rules (who is where, which lock guards what) are stated in
- * include/kernel/sched.h; the fair class's arithmetic is kernel/sched/fair.c.
+ * include/kernel/sched/sched.h; the fair class's arithmetic is kernel/sched/fair.c.
  */
-#include "kernel/sched.h"
+#include "kernel/sched/sched.h"
 
 #include <string.h>
 
@@ -12,15 +12,15 @@
 #include "arch/cpu.h"
 #include "arch/ipi.h"
 #include "arch/timer.h"
-#include "kernel/idle.h"
-#include "kernel/format.h"
-#include "kernel/inject.h"
-#include "kernel/panic.h"
-#include "kernel/printk.h"
+#include "kernel/sched/idle.h"
+#include "kernel/lib/format.h"
+#include "kernel/debug/inject.h"
+#include "kernel/lib/panic.h"
+#include "kernel/lib/printk.h"
 #include "kernel/sched/sched_internal.h"
-#include "kernel/time.h"
-#include "kernel/trace.h"
-#include "kernel/topology.h"
+#include "kernel/time/time.h"
+#include "kernel/trace/trace.h"
+#include "kernel/sched/topology.h"
 
 unsigned int sched_hz = 1000;
 
@@ -647,7 +647,7 @@ void sched_cpu_online(int cpu)
 /*
  * Where a task runs when it wakes (@wakeup) or is placed anew. The one
  * place that decides placement: first the placement policy's choice (a
- * light waking task to its CPU's pack buddy, ...: include/kernel/pack.h);
+ * light waking task to its CPU's pack buddy, ...: include/kernel/pack/pack.h);
  * else, for a wake-up, the waker's CPU or prev and an idle CPU of that
  * one's cluster (select_wake_fallback()), and for a new task the idlest
  * CPU machine-wide (select_idlest_cpu()): kernel/sched/select.c.

@@ -1,14 +1,14 @@
-/* Energy model and accounting; see include/kernel/energy.h. */
-#include "kernel/energy.h"
+/* Energy model and accounting; see include/kernel/sched/energy.h. */
+#include "kernel/sched/energy.h"
 
 #include <string.h>
 
-#include "kernel/fdt.h"
-#include "kernel/format.h"
-#include "kernel/panic.h"
-#include "kernel/printk.h"
-#include "kernel/time.h"
-#include "kernel/timer.h"
+#include "kernel/lib/fdt.h"
+#include "kernel/lib/format.h"
+#include "kernel/lib/panic.h"
+#include "kernel/lib/printk.h"
+#include "kernel/time/time.h"
+#include "kernel/time/timer.h"
 
 static int parse_cost(const struct fdt *fdt, int node, int want_idle, struct energy_cost *c, char *err,
 		      size_t errlen)

@@ -1,16 +1,16 @@
 /*
  * The kernel's energy accounting: the model from the DT, snapshots of the
  * residencies kept by the idle path (kernel/sched/idle.c), and the meters when
- * the board has them. See include/kernel/energy.h.
+ * the board has them. See include/kernel/sched/energy.h.
  */
 #include "arch/energy_meter.h"
-#include "kernel/energy.h"
-#include "kernel/format.h"
-#include "kernel/panic.h"
-#include "kernel/printk.h"
-#include "kernel/sched.h"
-#include "kernel/time.h"
-#include "kernel/timer.h"
+#include "kernel/sched/energy.h"
+#include "kernel/lib/format.h"
+#include "kernel/lib/panic.h"
+#include "kernel/lib/printk.h"
+#include "kernel/sched/sched.h"
+#include "kernel/time/time.h"
+#include "kernel/time/timer.h"
 
 static struct energy_model model;
 

@@ -1,9 +1,9 @@
-/* Fair class arithmetic; the contract is in include/kernel/fair.h. */
-#include "kernel/fair.h"
+/* Fair class arithmetic; the contract is in include/kernel/sched/fair.h. */
+#include "kernel/sched/fair.h"
 
 #include <string.h>
 
-#include "kernel/panic.h"
+#include "kernel/lib/panic.h"
 
 /*
  * Weight per nice level: each step is ~1.25x, so one nice level apart

@@ -1,22 +1,22 @@
 /*
  * The idle path: choose a state (governor), tell the rail (last man /
  * first man), enter it through the platform hooks, account residency.
- * See include/kernel/idle.h.
+ * See include/kernel/sched/idle.h.
  */
-#include "kernel/idle.h"
+#include "kernel/sched/idle.h"
 
 #include "arch/barrier.h"
 #include "arch/cost.h"
 #include "arch/cpu.h"
 #include "arch/ipi.h"
 #include "arch/power.h"
-#include "kernel/cmdline.h"
-#include "kernel/panic.h"
-#include "kernel/printk.h"
-#include "kernel/timer.h"
-#include "kernel/topology.h"
-#include "kernel/trace.h"
-#include "kernel/warmboot.h"
+#include "kernel/lib/cmdline.h"
+#include "kernel/lib/panic.h"
+#include "kernel/lib/printk.h"
+#include "kernel/time/timer.h"
+#include "kernel/sched/topology.h"
+#include "kernel/trace/trace.h"
+#include "kernel/sched/warmboot.h"
 
 uint64_t idle_latency_limit_ns = IDLE_NO_LIMIT;
 

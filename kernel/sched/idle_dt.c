@@ -1,10 +1,10 @@
-/* Idle states and rails from the DT; see include/kernel/idle.h. */
+/* Idle states and rails from the DT; see include/kernel/sched/idle.h. */
 #include <string.h>
 
-#include "kernel/fdt.h"
-#include "kernel/format.h"
-#include "kernel/idle.h"
-#include "kernel/topology.h"
+#include "kernel/lib/fdt.h"
+#include "kernel/lib/format.h"
+#include "kernel/sched/idle.h"
+#include "kernel/sched/topology.h"
 
 static int parse_state(const struct fdt *fdt, int node, bool domain, struct idle_state *st, char *err,
 		       size_t errlen)

@@ -1,8 +1,8 @@
-/* The idle governor; see include/kernel/idle.h. */
+/* The idle governor; see include/kernel/sched/idle.h. */
 #include <string.h>
 
-#include "kernel/idle.h"
-#include "kernel/panic.h"
+#include "kernel/sched/idle.h"
+#include "kernel/lib/panic.h"
 
 /* Expected-sleep ranges that learn separate correction factors. */
 static unsigned int bucket_of(uint64_t ns)

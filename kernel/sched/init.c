@@ -4,10 +4,10 @@
  * machine booted from a DTB), so that what a DT makes of the scheduler is
  * the same on every engine.
  */
-#include "kernel/energy.h"
-#include "kernel/idle.h"
-#include "kernel/sched.h"
-#include "kernel/topology.h"
+#include "kernel/sched/energy.h"
+#include "kernel/sched/idle.h"
+#include "kernel/sched/sched.h"
+#include "kernel/sched/topology.h"
 
 void kernel_init_dt(const struct fdt *fdt, int nr_cpus, const char *pack)
 {

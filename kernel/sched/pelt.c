@@ -1,5 +1,5 @@
 /*
- * PELT arithmetic (see include/kernel/pelt.h for the model and bounds).
+ * PELT arithmetic (see include/kernel/sched/pelt.h for the model and bounds).
  *
  * Every operation is O(1) in the elapsed time: y^n is a table lookup for
  * n % 32 and a shift for n / 32 (y^32 = 1/2), and the contribution of n full
@@ -10,8 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kernel/panic.h"
-#include "kernel/pelt.h"
+#include "kernel/lib/panic.h"
+#include "kernel/sched/pelt.h"
 
 /*
  * y_inv[n] = floor(2^32 * y^n) = floor(2^32 * 2^(-n/32)) for 1 <= n < 32,
@@ -79,7 +79,7 @@ void pelt_init(struct sched_avg *sa, uint64_t now_ns)
 	seqcount_init(&sa->seq);
 }
 
-/* The bounds of include/kernel/pelt.h; hot, so checked in debug builds (KASSERT_DEBUG). */
+/* The bounds of include/kernel/sched/pelt.h; hot, so checked in debug builds (KASSERT_DEBUG). */
 static inline void check_bounds(const struct sched_avg *sa)
 {
 	KASSERT_DEBUG(sa->usage_avg_sum <= sa->runnable_avg_sum);

@@ -1,11 +1,11 @@
 /*
  * Power rails: last man powers the rail down, first man powers it up, and
- * the rail's residency in busy / idle / off; see include/kernel/idle.h.
+ * the rail's residency in busy / idle / off; see include/kernel/sched/idle.h.
  */
 #include <string.h>
 
-#include "kernel/idle.h"
-#include "kernel/panic.h"
+#include "kernel/sched/idle.h"
+#include "kernel/lib/panic.h"
 
 void rail_init(struct rail *r, const cpumask_t *cpus, int cluster, uint64_t now)
 {

@@ -5,8 +5,8 @@
 #ifndef KERNEL_SCHED_INTERNAL_H
 #define KERNEL_SCHED_INTERNAL_H
 
-#include "kernel/sched.h"
-#include "kernel/topology.h"
+#include "kernel/sched/sched.h"
+#include "kernel/sched/topology.h"
 
 static inline struct task *task_of_se(struct sched_entity *se)
 {

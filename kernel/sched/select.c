@@ -22,9 +22,9 @@
  * Loads are queued weights (cfs.load_weight, what the balancer compares),
  * read without locks: a hint, as in Linux.
  */
-#include "kernel/panic.h"
+#include "kernel/lib/panic.h"
 #include "kernel/sched/sched_internal.h"
-#include "kernel/topology.h"
+#include "kernel/sched/topology.h"
 
 /* Linux 3.7's imbalance_pct for the MC and DIE levels (SD_MC_INIT, SD_CPU_INIT). */
 #define IMBALANCE_PCT 125u

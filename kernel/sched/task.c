@@ -7,8 +7,8 @@
 
 #include "arch/cpu.h"
 #include "arch/mm.h"
-#include "kernel/panic.h"
-#include "kernel/sched.h"
+#include "kernel/lib/panic.h"
+#include "kernel/sched/sched.h"
 #include "kernel/sched/sched_internal.h"
 
 #include "arch/context.h"

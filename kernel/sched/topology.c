@@ -1,12 +1,12 @@
-/* Topology, scheduling domains and pack buddies; see include/kernel/topology.h. */
-#include "kernel/topology.h"
+/* Topology, scheduling domains and pack buddies; see include/kernel/sched/topology.h. */
+#include "kernel/sched/topology.h"
 
 #include <string.h>
 
-#include "kernel/fdt.h"
-#include "kernel/format.h"
-#include "kernel/pack.h"
-#include "kernel/panic.h"
+#include "kernel/lib/fdt.h"
+#include "kernel/lib/format.h"
+#include "kernel/pack/pack.h"
+#include "kernel/lib/panic.h"
 
 struct topology sched_topo;
 

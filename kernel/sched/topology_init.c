@@ -1,15 +1,15 @@
 /*
  * The kernel's own topology at boot: build sched_topo (kernel/sched/topology.c)
  * from the DT for the placement policy named by bootarg "pack="
- * (include/kernel/pack.h), check it agrees with the port's CPU count, and
+ * (include/kernel/pack/pack.h), check it agrees with the port's CPU count, and
  * report the pack buddies.
  */
-#include "kernel/cpumask.h"
-#include "kernel/fdt.h"
-#include "kernel/pack.h"
-#include "kernel/panic.h"
-#include "kernel/printk.h"
-#include "kernel/topology.h"
+#include "kernel/lib/cpumask.h"
+#include "kernel/lib/fdt.h"
+#include "kernel/pack/pack.h"
+#include "kernel/lib/panic.h"
+#include "kernel/lib/printk.h"
+#include "kernel/sched/topology.h"
 
 void sched_topology_init_dt(const struct fdt *fdt, const char *mode_arg, int nr_cpus)
 {

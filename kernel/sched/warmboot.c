@@ -1,7 +1,7 @@
-/* The timer decisions of the warm-boot path; see include/kernel/warmboot.h. */
-#include "kernel/warmboot.h"
+/* The timer decisions of the warm-boot path; see include/kernel/sched/warmboot.h. */
+#include "kernel/sched/warmboot.h"
 
-#include "kernel/timer.h"
+#include "kernel/time/timer.h"
 
 bool warmboot_cluster_may_power_off(const cpumask_t *cpus, int nr_cpus, uint64_t (*next_expiry)(int cpu),
 				    int *blocker)

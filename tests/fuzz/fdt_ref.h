@@ -1,6 +1,6 @@
 /*
  * libfdt (Debian libfdt-dev), the reference FDT reader, behind names of its
- * own: its libfdt.h and our include/kernel/fdt.h declare the same function
+ * own: its libfdt.h and our include/kernel/lib/fdt.h declare the same function
  * names with other signatures, so only tests/fuzz/fdt_ref.c sees libfdt.
  * Node and property offsets are libfdt's (structure-block offsets, as ours).
  */

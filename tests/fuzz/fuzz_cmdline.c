@@ -1,5 +1,5 @@
 /*
- * Fuzz target `cmdline`: kernel/lib/cmdline.c (include/kernel/cmdline.h).
+ * Fuzz target `cmdline`: kernel/lib/cmdline.c (include/kernel/lib/cmdline.h).
  *
  * Input: byte 0 picks max_args (1..CMDLINE_MAX_ARGS + 4) for
  * cmdline_split(); the rest, up to the first NUL, is the text. Checked:
@@ -21,7 +21,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "kernel/cmdline.h"
+#include "kernel/lib/cmdline.h"
 #include "tests/fuzz/fuzz.h"
 
 static bool in_buf(const char *buf, size_t size, const char *p)

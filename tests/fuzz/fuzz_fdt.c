@@ -4,7 +4,7 @@
  * The input is the DTB. fdt_open() must either reject it (negative FDT_E*
  * code, a one-line message in fdt->err, every accessor then answering
  * "none") or accept it, after which every accessor is run on every node and
- * the contract of include/kernel/fdt.h is checked:
+ * the contract of include/kernel/lib/fdt.h is checked:
  *  - nothing is read outside the blob's totalsize (the walk runs on an
  *    exact-size copy of totalsize bytes, so ASan sees any over-read), and
  *    the blob is accepted again when max_size == totalsize, rejected when
@@ -28,7 +28,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "kernel/fdt.h"
+#include "kernel/lib/fdt.h"
 #include "tests/fuzz/fdt_ref.h"
 #include "tests/fuzz/fuzz.h"
 

@@ -21,7 +21,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kernel/format.h"
+#include "kernel/lib/format.h"
 #include "tests/fuzz/fuzz.h"
 
 enum arg_type { A_NONE, A_INT, A_LONG, A_LLONG, A_SIZE, A_MAX, A_PTRDIFF, A_STR, A_PTR };

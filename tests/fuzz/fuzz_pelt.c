@@ -1,6 +1,6 @@
 /*
  * Fuzz target `pelt`: sequences of pelt_update() (kernel/sched/pelt.c) against
- * the model and bounds of include/kernel/pelt.h.
+ * the model and bounds of include/kernel/sched/pelt.h.
  *
  * Input: 8 bytes start time, then records of 5 bytes: one op byte and a
  * 32-bit argument. op bits 0-1: state from now on (0 idle, 1 runnable,
@@ -29,7 +29,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "kernel/pelt.h"
+#include "kernel/sched/pelt.h"
 #include "tests/fuzz/fuzz.h"
 
 #define MAX_OPS 4096

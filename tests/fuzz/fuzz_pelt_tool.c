@@ -19,7 +19,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kernel/pelt.h"
+#include "kernel/sched/pelt.h"
 #include "tests/fuzz/fuzz.h"
 
 /* ------------------------------------------------ the tool, captured */

@@ -1,6 +1,6 @@
 /*
  * Fuzz target `rtapp_prog`: the kernel's rt-app program builder
- * (kernel/apps/rtapp_prog.c, include/kernel/rtapp_prog.h): the `rtapp add`
+ * (kernel/apps/rtapp_prog.c, include/kernel/apps/rtapp_prog.h): the `rtapp add`
  * and `rtapp phase` console commands that tools/rtapp emits, and
  * rtprog_check() / rtprog_list().
  *
@@ -20,9 +20,9 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "kernel/cmdline.h"
-#include "kernel/rtapp_prog.h"
-#include "kernel/shell.h"
+#include "kernel/lib/cmdline.h"
+#include "kernel/apps/rtapp_prog.h"
+#include "kernel/console/shell.h"
 #include "tests/fuzz/fuzz.h"
 
 static struct rt_prog prog, copy, rebuilt;

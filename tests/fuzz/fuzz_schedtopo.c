@@ -3,8 +3,8 @@
  * the ARM kernel's CONFIG_NR_CPUS=8): what the kernel derives from a DTB
  * at boot, after fdt_open() accepted it:
  *   topology_parse_dt + topology_build (each pack mode) + describe/format
- *   (include/kernel/topology.h), idle_parse_dt (include/kernel/idle.h),
- *   energy_model_parse_dt + energy_compute (include/kernel/energy.h).
+ *   (include/kernel/sched/topology.h), idle_parse_dt (include/kernel/sched/idle.h),
+ *   energy_model_parse_dt + energy_compute (include/kernel/sched/energy.h).
  * Bytes after the DTB's totalsize drive the idle path: 4-byte ops that put
  * a CPU to sleep (governor choice, rail last man, residency) or wake it.
  *
@@ -31,11 +31,11 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "kernel/energy.h"
-#include "kernel/fdt.h"
-#include "kernel/idle.h"
-#include "kernel/pack.h"
-#include "kernel/topology.h"
+#include "kernel/sched/energy.h"
+#include "kernel/lib/fdt.h"
+#include "kernel/sched/idle.h"
+#include "kernel/pack/pack.h"
+#include "kernel/sched/topology.h"
 #include "tests/fuzz/fuzz.h"
 
 #define MAX_IDLE_OPS 2048

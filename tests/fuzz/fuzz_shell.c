@@ -16,8 +16,8 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "kernel/cmdline.h"
-#include "kernel/shell.h"
+#include "kernel/lib/cmdline.h"
+#include "kernel/console/shell.h"
 #include "tests/fuzz/fuzz.h"
 
 static bool typing;		/* phase 1: output must be printable */

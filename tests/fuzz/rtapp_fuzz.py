@@ -15,7 +15,7 @@ Checked, from the tool's docstring:
     each followed by the "rtapp phase NAME ..." lines that continue it,
     within the kernel limits the tool promises to check (32 specs, 64
     instances in all, 512 phases and 4096 events in all, at least one
-    event a phase, items of include/kernel/rtapp_prog.h with their ranges:
+    event a phase, items of include/kernel/apps/rtapp_prog.h with their ranges:
     16 timers, 32 mutexes and conditions, 16 barriers and semaphores, fork
     targets among the specs, events up to 100 s, nice -20..19, names of
     1..11 [A-Za-z0-9_.-], unique; each command at most 255 characters and

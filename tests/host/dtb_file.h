@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kernel/fdt.h"
+#include "kernel/lib/fdt.h"
 
 struct dtb {
 	uint8_t blob[1 << 20];

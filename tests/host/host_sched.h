@@ -13,10 +13,10 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "kernel/sched.h"
+#include "kernel/sched/sched.h"
 #include "kernel/sched/sched_internal.h"
-#include "kernel/timer.h"
-#include "kernel/topology.h"
+#include "kernel/time/timer.h"
+#include "kernel/sched/topology.h"
 #include "tools/lib/host_arch.h"
 
 /*

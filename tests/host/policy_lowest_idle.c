@@ -7,8 +7,8 @@
  * drops this file, as it is, into a copy of kernel/pack/ and finds the
  * policy everywhere a mode is taken. Nothing in kernel/ knows of it.
  */
-#include "kernel/pack.h"
-#include "kernel/sched.h"
+#include "kernel/pack/pack.h"
+#include "kernel/sched/sched.h"
 #include "kernel/sched/sched_internal.h"
 
 enum { LOWEST_IDLE, LOWEST_NONE_IDLE, LOWEST_NR };

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "ktest.h"
-#include "kernel/cmdline.h"
+#include "kernel/lib/cmdline.h"
 
 #define SENTINEL ((char *)(uintptr_t)0x5a5a5a5a)
 

@@ -1,5 +1,5 @@
 /*
- * The energy model (include/kernel/energy.h, kernel/sched/energy.c):
+ * The energy model (include/kernel/sched/energy.h, kernel/sched/energy.c):
  * - energy_model_parse_dt on the board DTBs (build/<board>/<board>.dtb,
  *   `make boards`) after topology_parse_dt / topology_build and
  *   idle_parse_dt, and on the fixtures tests/dts/idle-energy*.dts
@@ -22,11 +22,11 @@
 
 #include "ktest.h"
 #include "dtb_file.h"
-#include "kernel/energy.h"
-#include "kernel/fdt.h"
-#include "kernel/idle.h"
-#include "kernel/pack.h"
-#include "kernel/topology.h"
+#include "kernel/sched/energy.h"
+#include "kernel/lib/fdt.h"
+#include "kernel/sched/idle.h"
+#include "kernel/pack/pack.h"
+#include "kernel/sched/topology.h"
 
 #define FIXTURE(name) "build/host/dts/" name ".dtb"
 #define BOARD(name) "build/" name "/" name ".dtb"

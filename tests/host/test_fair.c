@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 #include "ktest.h"
-#include "kernel/fair.h"
+#include "kernel/sched/fair.h"
 
 #define US 1000ull
 #define MS 1000000ull

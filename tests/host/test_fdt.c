@@ -21,8 +21,8 @@
 #include <unistd.h>
 
 #include "ktest.h"
-#include "kernel/cmdline.h"
-#include "kernel/fdt.h"
+#include "kernel/lib/cmdline.h"
+#include "kernel/lib/fdt.h"
 
 #define TOK_BEGIN 1u
 #define TOK_END_NODE 2u

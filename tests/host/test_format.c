@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "ktest.h"
-#include "kernel/format.h"
+#include "kernel/lib/format.h"
 
 static char ours[256], libc[256];
 static int ours_n, libc_n;

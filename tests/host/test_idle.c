@@ -1,5 +1,5 @@
 /*
- * CPU idle (include/kernel/idle.h): the governor (kernel/sched/idle_gov.c), the
+ * CPU idle (include/kernel/sched/idle.h): the governor (kernel/sched/idle_gov.c), the
  * power-rail last-man / first-man state machine and residency accounting
  * (kernel/sched/rail.c), and idle states / rails from the DT (kernel/sched/idle_dt.c).
  * kernel/sched/idle.c (the kernel's idle path, platform hooks) is not used.
@@ -25,10 +25,10 @@
 
 #include "ktest.h"
 #include "dtb_file.h"
-#include "kernel/fdt.h"
-#include "kernel/idle.h"
-#include "kernel/pack.h"
-#include "kernel/topology.h"
+#include "kernel/lib/fdt.h"
+#include "kernel/sched/idle.h"
+#include "kernel/pack/pack.h"
+#include "kernel/sched/topology.h"
 
 /* Rail masks of small examples: built from a word, compared as a word. */
 #define MASK(bits) (&(cpumask_t){ { (bits) } })

@@ -1,5 +1,5 @@
 /*
- * pack=energy's cost model (include/kernel/pack_energy.h,
+ * pack=energy's cost model (include/kernel/pack/pack_energy.h,
  * kernel/pack/pack.c) with the TC2 figures of qemu-tc2's DT (EAS model at
  * the top operating point: A15 capacity 1024, core 6997, cluster 15200,
  * cluster WFI 70 / off 25; A7 capacity 516, core 1024, cluster 4905, WFI
@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #include "ktest.h"
-#include "kernel/pack_energy.h"
+#include "kernel/pack/pack_energy.h"
 
 static const struct energy_cost a15_core = { .busy = 6997, .idle = { 0, 0 }, .nr_idle = 2 };
 static const struct energy_cost a15_rail = { .busy = 15200, .idle = { 70, 25 }, .nr_idle = 2 };

@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "ktest.h"
-#include "kernel/pelt.h"
+#include "kernel/sched/pelt.h"
 
 #define UNIT_NS 1024ull
 #define PERIOD_NS (1024ull * 1024ull)
@@ -659,7 +659,7 @@ KT_CASE(clock_going_backwards_resyncs)
 	KT_ASSERT_EQ(sa.period_contrib, 0);
 }
 
-/* Times compare modulo 2^64 (include/kernel/pelt.h): a wrap is time going on, not back. */
+/* Times compare modulo 2^64 (include/kernel/sched/pelt.h): a wrap is time going on, not back. */
 KT_CASE(clock_compares_modulo_2_64)
 {
 	struct sched_avg sa;

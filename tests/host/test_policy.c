@@ -1,5 +1,5 @@
 /*
- * The placement policy interface (include/kernel/pack.h) from outside the
+ * The placement policy interface (include/kernel/pack/pack.h) from outside the
  * kernel: a policy of the test's own (tests/host/policy_lowest_idle.c) is
  * registered in the table, found by name, made current with
  * pack_set_policy() and drives select_task_rq() (sched_select_task_rq())
@@ -11,8 +11,8 @@
 
 #include "ktest.h"
 #include "host_sched.h"
-#include "kernel/pack.h"
-#include "kernel/sched.h"
+#include "kernel/pack/pack.h"
+#include "kernel/sched/sched.h"
 #include "kernel/sched/sched_internal.h"
 
 extern const struct pack_policy policy_lowest_idle;

@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "ktest.h"
-#include "kernel/rbtree.h"
+#include "kernel/lib/rbtree.h"
 
 #define MAXN 10000		/* big random trees */
 #define POOL (1 << 14)		/* comparator-count trees go to 2^14 */

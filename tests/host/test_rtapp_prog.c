@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "ktest.h"
-#include "kernel/cmdline.h"
-#include "kernel/rtapp_prog.h"
+#include "kernel/lib/cmdline.h"
+#include "kernel/apps/rtapp_prog.h"
 
 static struct rt_prog p, q;
 

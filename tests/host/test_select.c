@@ -25,9 +25,9 @@
 #include "dtb_file.h"
 #include "host_sched.h"
 #include "arch/cpu.h"
-#include "kernel/pack.h"
+#include "kernel/pack/pack.h"
 #include "kernel/pack/buddy.h"
-#include "kernel/sched.h"
+#include "kernel/sched/sched.h"
 #include "kernel/sched/sched_internal.h"
 
 static struct task wakee, busy[TOPO_MAX_CPUS];

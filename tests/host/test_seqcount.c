@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include "ktest.h"
-#include "kernel/pelt.h"
-#include "kernel/seqcount.h"
+#include "kernel/sched/pelt.h"
+#include "kernel/sync/seqcount.h"
 
 enum reader_kind {
 	READER_FULL,		/* the documented protocol */

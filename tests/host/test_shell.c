@@ -14,8 +14,8 @@
 #include <string.h>
 
 #include "ktest.h"
-#include "kernel/cmdline.h"
-#include "kernel/shell.h"
+#include "kernel/lib/cmdline.h"
+#include "kernel/console/shell.h"
 
 #define P SHELL_PROMPT
 

@@ -1,5 +1,5 @@
 /*
- * The kernel's sleeping synchronisation objects (kernel/sched/waitqueue.c,
+ * The kernel's sleeping synchronisation objects (kernel/sync/waitqueue.c,
  * mutex.c, condvar.c, task_barrier.c, semaphore.c) on a live host
  * scheduler, driven through their non-blocking halves with tasks that do
  * not run: who is queued, in which order, who owns what, and that the
@@ -13,13 +13,13 @@
 #include "ktest.h"
 #include "host_sched.h"
 #include "arch/cpu.h"
-#include "kernel/condvar.h"
-#include "kernel/mutex.h"
-#include "kernel/pack.h"
-#include "kernel/sched.h"
-#include "kernel/semaphore.h"
-#include "kernel/task_barrier.h"
-#include "kernel/waitqueue.h"
+#include "kernel/sync/condvar.h"
+#include "kernel/sync/mutex.h"
+#include "kernel/pack/pack.h"
+#include "kernel/sched/sched.h"
+#include "kernel/sync/semaphore.h"
+#include "kernel/sync/task_barrier.h"
+#include "kernel/sync/waitqueue.h"
 
 #define NT 6
 static struct task t[NT];

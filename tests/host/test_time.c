@@ -1,6 +1,6 @@
 /* Tick <-> ns conversion against exact 128-bit arithmetic. */
 #include "ktest.h"
-#include "kernel/time.h"
+#include "kernel/time/time.h"
 
 static unsigned __int128 exact_ns(uint64_t ticks, uint32_t f)
 {

@@ -1,12 +1,12 @@
 /*
- * Per-CPU timer heaps (kernel/sched/timer.c): expiry order, cancel, and the
+ * Per-CPU timer heaps (kernel/time/timer.c): expiry order, cancel, and the
  * budget of one timers_run() (a backlog is left to the next interrupt, not
  * run with IRQs off to the end: issue 23). The host port's clock moves only
  * when a test moves it, so the callbacks below take the time they say.
  */
 #include "ktest.h"
-#include "kernel/time.h"
-#include "kernel/timer.h"
+#include "kernel/time/time.h"
+#include "kernel/time/timer.h"
 #include "tools/lib/host_arch.h"
 
 #define T0 (5ull * NSEC_PER_SEC)

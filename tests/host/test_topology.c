@@ -2,7 +2,7 @@
  * Topology, scheduling domains and pack buddies (kernel/sched/topology.c) and the
  * schedtopo host tool, against the contract in docs/interfaces.md ("Pack
  * buddies (the seeds' rule, made exact)", "Device tree") and
- * include/kernel/topology.h:
+ * include/kernel/sched/topology.h:
  * - hand-built struct topology: the spec's public examples in the three
  *   pack modes, domain levels / groups / capacities, one CPU, 8 and 32
  *   CPUs, tie-breaking and exact capacity-per-CPU comparison,
@@ -27,9 +27,9 @@
 
 #include "ktest.h"
 #include "dtb_file.h"
-#include "kernel/fdt.h"
-#include "kernel/pack.h"
-#include "kernel/topology.h"
+#include "kernel/lib/fdt.h"
+#include "kernel/pack/pack.h"
+#include "kernel/sched/topology.h"
 
 /* These topologies have at most 32 CPUs: compare masks as words. */
 #define W(mask) cpumask_low32(&(mask))

@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "ktest.h"
-#include "kernel/unwind_ehabi.h"
+#include "kernel/lib/unwind_ehabi.h"
 
 #define MEM_BASE 0x40000000u
 #define MEM_SIZE 0x10000u

@@ -17,9 +17,9 @@
 
 #include "ktest.h"
 #include "drivers/tc2_spc.h"
-#include "kernel/idle.h"
-#include "kernel/timer.h"
-#include "kernel/warmboot.h"
+#include "kernel/sched/idle.h"
+#include "kernel/time/timer.h"
+#include "kernel/sched/warmboot.h"
 
 #define NREGS (0x100 / 4)
 #define LOG_MAX 64

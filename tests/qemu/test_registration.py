@@ -1,4 +1,4 @@
-"""Things register themselves (include/kernel/pack.h's PACK_POLICY): a
+"""Things register themselves (include/kernel/pack/pack.h's PACK_POLICY): a
 placement policy that exists only in a test file, dropped as it is into a
 copy of the tree's kernel/pack/, with no other edit, is a mode everywhere a
 mode is taken: schedtopo --list-modes, the kernel's `pack list` and `pack`,

@@ -1,5 +1,5 @@
 """Debug kernels' SMP tools (issue 23): seeded delay injection (`inject`),
-the starvation detector (`starve`, include/kernel/sched_report.h), and the
+the starvation detector (`starve`, include/kernel/debug/sched_report.h), and the
 regression test of the stranded-task bug they found: a CPU whose timer
 interrupts overran never left them, so it ticked on with need_resched set
 and never switched. Every run is under icount: the same seed gives the same
@@ -61,7 +61,7 @@ def test_starvation_detector_ignores_a_wait_fairness_explains():
 
 
 def test_stress_with_delays_at_every_protocol_point():
-    # Every point of include/kernel/inject.h open on every CPU (5% of passes,
+    # Every point of include/kernel/debug/inject.h open on every CPU (5% of passes,
     # up to 200 us): no lost wake-up, no starvation, every token arrives.
     r = debug_run("inject 23 all,noirq 0..200 50; stress 4 23 120; inject", timeout=400)
     m = re.search(r"^stress: seed=23 seconds=4 workers=120 tokens_sent=(\d+) tokens_owed=(\d+) "

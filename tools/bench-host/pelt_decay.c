@@ -21,8 +21,8 @@
 
 #include <valgrind/callgrind.h>
 
-#include "kernel/microbench.h"
-#include "kernel/pelt.h"
+#include "kernel/apps/microbench.h"
+#include "kernel/sched/pelt.h"
 
 #define CALLS 256
 

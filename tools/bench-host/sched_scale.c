@@ -46,11 +46,11 @@
 #include "arch/cpu.h"
 #include "arch/ipi.h"
 #include "kernel/pack/buddy.h"
-#include "kernel/sched.h"
+#include "kernel/sched/sched.h"
 #include "kernel/sched/sched_internal.h"
-#include "kernel/timer.h"
-#include "kernel/pack.h"
-#include "kernel/topology.h"
+#include "kernel/time/timer.h"
+#include "kernel/pack/pack.h"
+#include "kernel/sched/topology.h"
 
 /* The arch hooks the live scheduler needs, stubbed (fake clock, no IPI): one TU per binary. */
 #include "host_sched.h"

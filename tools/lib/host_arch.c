@@ -24,9 +24,9 @@
 #include "arch/mm.h"
 #include "arch/power.h"
 #include "arch/timer.h"
-#include "kernel/panic.h"
-#include "kernel/sched.h"
-#include "kernel/topology.h"
+#include "kernel/lib/panic.h"
+#include "kernel/sched/sched.h"
+#include "kernel/sched/topology.h"
 #include "tools/lib/host_arch.h"
 
 /* ------------------------------------------------------------ console, panic */

@@ -19,8 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernel/sched.h"
-#include "kernel/timer.h"
+#include "kernel/sched/sched.h"
+#include "kernel/time/timer.h"
 #include "tools/schedsim/sim.h"
 
 struct sim_config sim_cfg;

@@ -23,9 +23,9 @@
 #include "arch/mm.h"
 #include "arch/power.h"
 #include "arch/timer.h"
-#include "kernel/format.h"
+#include "kernel/lib/format.h"
 #include "tools/schedsim/sim.h"
-#include "kernel/printk.h"
+#include "kernel/lib/printk.h"
 
 /* ------------------------------------------------------------ CPU, interrupts */
 

@@ -1,0 +1,84 @@
+/*
+ * Energy model and accounting.
+ *
+ * Binding (ours, after the EAS "sched-energy-costs" one): each cpu node has
+ *	sched-energy-costs = <&core_cost &cluster_cost>;
+ * and each cost node has
+ *	busy-cost-data = <capacity power ...>;	pairs per operating point; we
+ *						run at the last (highest) one
+ *	idle-cost-data = <power ...>;		core: one per idle state of the
+ *						CPU (WFI first); cluster: rail
+ *						idle with CPUs in WFI first, rail
+ *						off last
+ * Powers are in the model's consistent units (TC2: the EAS numbers).
+ *
+ * energy = sum over CPUs of (busy power x busy time + idle power[s] x time
+ * in s) + sum over rails of (busy power x time some CPU runs + idle power x
+ * time all idle + off power x time off). Reported in power units x ms.
+ */
+#ifndef KERNEL_ENERGY_H
+#define KERNEL_ENERGY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kernel/sched/idle.h"
+#include "kernel/sched/topology.h"
+
+struct energy_cost {
+	uint32_t busy;
+	uint32_t idle[IDLE_MAX_STATES];
+	int nr_idle;
+};
+
+struct energy_model {
+	int nr_cpus, nr_rails;
+	struct energy_cost core[TOPO_MAX_CPUS];
+	struct energy_cost rail[IDLE_MAX_RAILS];
+	bool present;
+};
+
+/* Residency of everything at one instant: what energy is computed from. */
+struct energy_snapshot {
+	uint64_t t_ns;
+	uint64_t cpu_busy_ns[TOPO_MAX_CPUS];
+	uint64_t cpu_state_ns[TOPO_MAX_CPUS][IDLE_MAX_STATES];
+	uint64_t rail_ns[IDLE_MAX_RAILS][3];	/* by enum rail_state */
+	bool meters_ok;				/* every meter read fine */
+	uint64_t meter_uj[4];			/* by meter index (energy_meter.h) */
+};
+
+struct energy_report {
+	uint64_t window_ns;
+	uint64_t cpu[TOPO_MAX_CPUS];		/* power units x ms */
+	uint64_t rail[IDLE_MAX_RAILS];		/* rail's own (cluster) energy */
+	uint64_t cluster[IDLE_MAX_RAILS];	/* rail + its CPUs */
+	uint64_t total;
+};
+
+/*
+ * Read the model for the CPUs of @topo whose idle states and rails are in
+ * @ci / @rails. Returns 0; 1 if the DT has no model (present = false); -1
+ * with @err naming the problem (bad phandle, wrong number of idle costs).
+ */
+int energy_model_parse_dt(const struct fdt *fdt, const struct topology *topo, const struct cpu_idle *ci,
+			  int nr_rails, struct energy_model *m, char *err, size_t errlen);
+/* Energy used between two snapshots. */
+void energy_compute(const struct energy_model *m, const struct energy_snapshot *from,
+		    const struct energy_snapshot *to, const struct rail *rails, struct energy_report *out);
+
+/* Kernel side (kernel/sched/energy.c + drivers). */
+void energy_init_dt(const struct fdt *fdt);
+void energy_take_snapshot(struct energy_snapshot *s);
+const struct energy_model *energy_model(void);
+/*
+ * The RESULT-line fields for the window from..to (docs/interfaces.md): energy=,
+ * energy_c<k>=, cpu<n>_busy_us=, cpu<n>_idle_us=, cluster<k>_off_us=, and
+ * energy_src=meter when the meters are used. Returns the length.
+ */
+int energy_result_fields(char *buf, size_t size, const struct energy_snapshot *from,
+			 const struct energy_snapshot *to);
+
+
+#endif

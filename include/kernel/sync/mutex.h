@@ -1,0 +1,56 @@
+/*
+ * Sleeping mutexes with an owner: a task that finds the mutex taken sleeps
+ * on its wait queue (FIFO) instead of spinning; unlock hands the mutex
+ * straight to the first waiter (it wakes up as the owner, so nobody can
+ * overtake it and no waiter starves). Only the owner may unlock; taking a
+ * mutex one already holds is refused (no recursion), never a deadlock.
+ * Not for IRQ context. Used by rt-app's lock/unlock/wait events.
+ */
+#ifndef KERNEL_MUTEX_H
+#define KERNEL_MUTEX_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kernel/sync/waitqueue.h"
+
+struct task;
+
+struct mutex {
+	struct waitqueue wq;		/* wq.lock guards owner too */
+	struct task *owner;		/* NULL: free */
+	uint32_t nr_contended;		/* lock calls that had to sleep */
+	uint32_t nr_handoffs;		/* unlocks that passed it to a waiter */
+};
+
+#define MUTEX_INIT { .wq = WAITQUEUE_INIT }
+
+enum mutex_result {
+	MUTEX_OK = 0,
+	MUTEX_STOPPED,		/* *stop became true first: not taken */
+	MUTEX_DEADLOCK,		/* the caller holds it already */
+	MUTEX_NOT_OWNER,	/* unlock by a task that does not hold it */
+};
+
+void mutex_init(struct mutex *m);
+/* Take @m, sleeping while it is held; *@stop (NULL: never) abandons the wait. */
+enum mutex_result mutex_lock_stoppable(struct mutex *m, const volatile bool *stop);
+void mutex_lock(struct mutex *m);
+bool mutex_trylock(struct mutex *m);
+/* Release @m (the caller must own it); the first waiter, if any, becomes the owner. */
+enum mutex_result mutex_unlock_check(struct mutex *m);
+void mutex_unlock(struct mutex *m);
+static inline struct task *mutex_owner(const struct mutex *m)
+{
+	return __atomic_load_n(&m->owner, __ATOMIC_ACQUIRE);
+}
+
+/*
+ * The two halves of mutex_lock for a given task (host tests drive them with
+ * tasks that do not run): take @m for @t now, or queue @e and return false.
+ */
+bool mutex_lock_or_queue(struct mutex *m, struct wait_entry *e, struct task *t);
+/* mutex_unlock_check() on behalf of @t. */
+enum mutex_result mutex_unlock_for(struct mutex *m, const struct task *t);
+
+#endif
