@@ -17,11 +17,10 @@
  *                   while a task there keeps values in them: the interrupt
  *                   entry must give them back (boot/head.S, vec_irq)
  *   crash backlog <n> <ms>  n timers on CPU 1 fall due at once, each callback
- *                   busy for <ms> (a wake-up waiting on rq locks behind vCPUs
- *                   the host preempted, issue 23), while a task there spins:
- *                   it says how long the task went without running (one
- *                   interrupt ran the whole backlog before timers_run() had
- *                   a budget)
+ *                   busy for <ms> (as a wake-up waiting long for rq locks),
+ *                   while a task there spins: it says how long the task
+ *                   went without running, which timers_run()'s budget keeps
+ *                   to about one callback
  *   crash starve <cpu> <ms>   (debug kernels) the CPU's IRQ exits stop
  *                   preempting for <ms> while it keeps ticking: a task queued
  *                   there behind one that never blocks starves, which the

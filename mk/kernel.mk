@@ -19,8 +19,7 @@ WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 # the same CFLAGS.
 # One partition: every inlining decision sees the whole kernel, so the hot
 # paths' instruction counts do not move when unrelated code changes how
-# -flto=auto would cut the partitions (seen: the local wake-up went from 930
-# to 960 on vexpress-a9 after a commit that touched no wake-up code).
+# -flto=auto would cut the partitions.
 # Fat objects also hold plain code, so one file's size can still be read.
 CFLAGS := -mcpu=$(BOARD_CPU) -marm -mfpu=vfpv3-d16 -mfloat-abi=hard \
 	-O2 -flto=auto -flto-partition=one -ffat-lto-objects -g -std=gnu11 $(WARN) -fno-common -ffunction-sections -fdata-sections \

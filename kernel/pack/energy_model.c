@@ -1,7 +1,7 @@
 /*
  * pack=energy's cost model (include/kernel/pack/pack_energy.h): pure functions
  * of the energy model's powers and the candidates' state, used by
- * pack_energy_select() in kernel/pack/pack.c and tested on the host
+ * energy_select() in kernel/pack/energy.c and tested on the host
  * (tests/host/test_pack_energy.c).
  */
 #include "kernel/pack/pack_energy.h"
@@ -13,8 +13,7 @@
  * runs; on a rail that is on anyway, only the part of the task's run that
  * does not overlap the CPU's own busy time adds rail busy time. Without the
  * first case's "nothing else", a task that once woke an A15 cluster would
- * stay there, waking it every period (seen: cyclictest's threads kept the
- * A15 rail of qemu-tc2 on).
+ * stay there, keeping the cluster on for its own periodic wake-ups.
  */
 uint64_t pack_energy_delta(const struct pack_energy_cand *c, uint32_t u, uint32_t from_cap)
 {

@@ -206,86 +206,6 @@ static uint64_t tick_stop_idle(struct rq *rq)
 	return timers_next_expiry(rq->cpu);
 }
 
-/*
- * Soft-lockup watchdog: a CPU whose tick runs (it is not idle) but which
- * has not ticked for WATCHDOG_NS, and has not finished a timer callback
- * for as long, is stuck with IRQs off or spinning in the kernel. Busy CPUs
- * check each other from their ticks (an idle system has nothing to hang);
- * the stuck CPU cannot be interrupted, so the report gives what is known
- * about it and the checker's own backtrace.
- *
- * Before that, a CPU (busy or idle) whose hardware timer was set for a
- * time TIMER_LATE_NS past gets a kick: an IPI whose handler runs its due
- * timers (sched_ipi()) and says how late they were. A CPU that takes the IPI
- * has IRQs on: its timer interrupt did not come (masked or lost at the
- * interrupt controller, `crash timer`; a timer programmed for another
- * deadline than the one recorded), which leaves the CPU stuck for ever if
- * it is idle, where no stall is seen. The kick keeps it alive and the
- * warning is counted (`stress` prints the count). Issue 23's kicks were a
- * timer interrupt running a backlog for seconds: a timer re-armed during
- * the run was a second overdue when it ended; timers_run()'s budget ended
- * them. One that does not answer within the stall limit gets the panic,
- * which then says it was kicked.
- */
-#define WATCHDOG_NS (2ull * NSEC_PER_SEC)
-#define WATCHDOG_CHECK_TICKS 64
-#define TIMER_LATE_NS (NSEC_PER_SEC)
-
-/* Kick @cpu once per overdue deadline: see above. */
-static void watchdog_kick_late_timer(int cpu, const struct timers_diag *td, uint64_t now)
-{
-	struct rq *rq = &runqueues[cpu];
-
-	if (td->running || td->programmed == 0 || td->programmed == TIMER_NEVER ||
-	    now < td->programmed + TIMER_LATE_NS || READ_ONCE(rq->timer_kicked_for) == td->programmed)
-		return;
-	WRITE_ONCE(rq->timer_kicked_for, td->programmed);
-	WRITE_ONCE(rq->timer_kick_ns, now);
-	WRITE_ONCE(rq->timer_kick, true);
-	arch_send_reschedule(cpu);
-}
-
-static void watchdog_check(const struct rq *self, uint64_t now)
-{
-	for (int cpu = 0; cpu < sched_cpu_count; cpu++) {
-		struct rq *rq = &runqueues[cpu];
-		uint64_t last = READ_ONCE(rq->last_tick_ns);
-		const struct task *curr = READ_ONCE(rq->curr);
-		struct timers_diag td;
-		char in_cb[128] = "", kicked[96] = "";
-
-		if (rq == self || !sched_cpu_online_now(cpu))
-			continue;
-		timers_diag(cpu, &td);
-		watchdog_kick_late_timer(cpu, &td, now);
-		if (READ_ONCE(rq->tick_stopped) || last == 0 || now < last || now - last < WATCHDOG_NS)
-			continue;
-		/*
-		 * Working through a backlog of expired timers is slow progress,
-		 * not a stall: its tick, due after them, waits its turn, while
-		 * each callback's wake-up may wait long for rq locks (seen: 25 to
-		 * 125 ms each behind vCPUs the host preempted, 172 callbacks in
-		 * 14 s). timers_run()'s budget drains it over many interrupts, so
-		 * the limit runs from the last one to start (a clock read per
-		 * callback would cost every timer interrupt ~40 instructions).
-		 */
-		if (td.last_run_ns > last && (now < td.last_run_ns || now - td.last_run_ns < WATCHDOG_NS))
-			continue;
-		if (td.running)
-			ksnprintf(in_cb, sizeof(in_cb), ", still in its timer callback at 0x%x after %u callbacks",
-				  (unsigned)td.current_fn, td.callbacks_run);
-		if (READ_ONCE(rq->timer_kicked_for) == td.programmed && READ_ONCE(rq->timer_kick))
-			ksnprintf(kicked, sizeof(kicked), ", did not take the kick IPI sent at %llu ms",
-				  (unsigned long long)(READ_ONCE(rq->timer_kick_ns) / NSEC_PER_MSEC));
-		panic("watchdog: cpu%d made no scheduling progress for %llu ms (running %s, tick stalled since %llu ms; "
-		      "%u timers, next at %lld ms, hardware set for %lld ms, timer interrupt last handled at %llu ms%s%s)",
-		      cpu, (unsigned long long)((now - last) / NSEC_PER_MSEC), curr ? curr->name : "?",
-		      (unsigned long long)(last / NSEC_PER_MSEC), td.nr, timer_ms_or_never(td.next),
-		      timer_ms_or_never(td.programmed), (unsigned long long)(td.last_run_ns / NSEC_PER_MSEC), in_cb,
-		      kicked);
-	}
-}
-
 void sched_tick(void)
 {
 	struct rq *rq = this_rq();
@@ -590,31 +510,8 @@ void sched_ipi(void)
 {
 	struct rq *rq = this_rq();
 
-	if (READ_ONCE(rq->timer_kick)) {
-		uint64_t now = arch_now_ns(), late;
-		struct timers_diag td;
-		const struct timer *tick = &tick_timers[rq->cpu];
-		bool tick_armed = tick->cpu == rq->cpu, tick_stopped = rq->tick_stopped;
-		struct arch_timer_hw hw;
-		char holds[96] = "";
-
-		WRITE_ONCE(rq->timer_kick, false);
-		/* As the interrupt left them: what the heap recorded, and what the hardware holds. */
-		timers_diag(rq->cpu, &td);
-		if (arch_timer_read_hw(&hw))
-			ksnprintf(holds, sizeof(holds), "; it holds %lld ms, %s%s%s", timer_ms_or_never(hw.deadline_ns),
-				  hw.enabled ? "enabled" : "disabled", hw.masked ? ", masked" : "",
-				  hw.fired ? ", fired" : ", not fired");
-		late = timers_run_if_late(now);
-		/* First one per CPU, then every 64th: a limping timer should not flood the console. */
-		if (late && rq->timer_kicks++ % 64 == 0)
-			kprintf("watchdog: cpu%d's timer interrupt is %llu ms late while it takes IPIs: "
-				"the watchdog's IPI ran its timers (kick %llu; hardware set for %lld ms%s, earliest of %u "
-				"timers %lld ms, tick %s)\n",
-				rq->cpu, (unsigned long long)(late / NSEC_PER_MSEC), (unsigned long long)rq->timer_kicks,
-				timer_ms_or_never(td.programmed), holds, td.nr, timer_ms_or_never(td.next),
-				tick_stopped ? "stopped" : tick_armed ? "armed" : "NOT ARMED although running");
-	}
+	if (READ_ONCE(rq->timer_kick))
+		watchdog_take_kick(rq, tick_timers[rq->cpu].cpu == rq->cpu);
 	drain_wake_list(rq);
 	if (READ_ONCE(rq->nohz_kick)) {
 		WRITE_ONCE(rq->nohz_kick, false);

@@ -35,7 +35,7 @@ void task_history_record(struct task *p, enum task_event_kind kind, int cpu, int
 #endif
 
 /*
- * Debug kernels: the starvation detector (kernel/sched_starve.c). From the
+ * Debug kernels: the starvation detector (kernel/debug/starve.c). From the
  * tick, under the rq lock, every STARVE_CHECK_TICKS: the task that has
  * waited longest on this CPU (queued or on its wake list) if that is past
  * the limit, counted in this CPU's own ticks; or, if the CPU has taken
@@ -116,6 +116,18 @@ int select_wake_fallback(const struct task *p, int prev_cpu, int waker_cpu);
 int select_idlest_cpu(const struct task *p, int cpu);
 /* The wake-up placement decision, for benchmarks (counts a packing outcome when @wakeup). */
 int sched_select_task_rq(struct task *p, int prev_cpu, bool wakeup);
+
+/*
+ * The soft-lockup watchdog (kernel/debug/watchdog.c). watchdog_check(): from
+ * @self's tick, every WATCHDOG_CHECK_TICKS ticks: kicks a CPU whose timer
+ * interrupt is TIMER_LATE_NS overdue, panics on one with no progress for
+ * WATCHDOG_NS. watchdog_take_kick(): from the reschedule IPI of a kicked
+ * CPU (@tick_armed: its tick timer is on its heap): runs its due timers and
+ * says how late they were.
+ */
+#define WATCHDOG_CHECK_TICKS 64
+void watchdog_check(const struct rq *self, uint64_t now);
+void watchdog_take_kick(struct rq *rq, bool tick_armed);
 
 /* Load balancing (kernel/sched/balance.c). IRQs off, no rq lock held. */
 void balance_tick(struct rq *rq, uint64_t now);	/* periodic, from the tick */

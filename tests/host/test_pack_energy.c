@@ -1,6 +1,6 @@
 /*
  * pack=energy's cost model (include/kernel/pack/pack_energy.h,
- * kernel/pack/pack.c) with the TC2 figures of qemu-tc2's DT (EAS model at
+ * kernel/pack/energy_model.c) with the TC2 figures of qemu-tc2's DT (EAS model at
  * the top operating point: A15 capacity 1024, core 6997, cluster 15200,
  * cluster WFI 70 / off 25; A7 capacity 516, core 1024, cluster 4905, WFI
  * 25 / off 10; core idle 0):

@@ -1,7 +1,7 @@
 /*
  * Per-CPU timer heaps (kernel/time/timer.c): expiry order, cancel, and the
  * budget of one timers_run() (a backlog is left to the next interrupt, not
- * run with IRQs off to the end: issue 23). The host port's clock moves only
+ * run with IRQs off to the end). The host port's clock moves only
  * when a test moves it, so the callbacks below take the time they say.
  */
 #include "ktest.h"

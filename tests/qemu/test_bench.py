@@ -1,4 +1,4 @@
-"""Benchmarks in QEMU (issue 7): cyclictest and sysbench print rt-tests /
+"""Benchmarks in QEMU: cyclictest and sysbench print rt-tests /
 sysbench style output and well-formed RESULT lines; on qemu-tc2, packing
 small tasks (pack=rails) uses about half the energy of pack=off (48%, bound
 55%) on the seeds' two-cyclictest workload, while sysbench time is unchanged."""

@@ -1,4 +1,4 @@
-"""Boot tests (issue 2): every CPU online on each QEMU board, the console
+"""Boot tests: every CPU online on each QEMU board, the console
 answers, poweroff/reboot end QEMU with status 0, a missing CPU times out
 without stopping the rest, and a corrupted DTB gives a specific panic."""
 import os

@@ -1,4 +1,4 @@
-"""Fault containment (issue 10): a faulting task is killed with a report and
+"""Fault containment: a faulting task is killed with a report and
 the rest go on; a kernel fault panics every CPU with registers, a stack dump
 and a backtrace; stack overflows hit guard pages and say so. Backtraces
 (unwound with the EHABI tables, boot/backtrace.c) are resolved with the
@@ -202,13 +202,11 @@ def test_interrupts_keep_the_tasks_vfp_registers():
 
 
 def test_a_timer_backlog_leaves_its_cpu_scheduling():
-    # Issue 23: on an overloaded host a CPU's timer interrupt found 100..180
-    # sleep timers due at once, and each callback's wake-up waited 25..125 ms
-    # for an rq lock behind vCPUs the host had preempted: one interrupt ran
-    # them all, 14 s with IRQs off, the tasks queued there stranded. Here 40
-    # callbacks of 20 ms fall due at once on CPU 1 while a task there spins.
-    # Before timers_run() had a budget the task went the whole 800 ms without
-    # running; now each interrupt runs one callback and leaves a gap.
+    # A backlog of slow timer callbacks (wake-ups waiting long for rq locks)
+    # must not keep its CPU from scheduling: 40 callbacks of 20 ms fall due at
+    # once on CPU 1 while a task there spins, and timers_run()'s budget runs
+    # one per interrupt with a gap after it (without it the task would wait
+    # the whole 800 ms).
     backlog = re.compile(r"^crash: backlog: (\d+) callbacks of (\d+) ms on cpu1 took (\d+) ms; the task there "
                          r"went (\d+) ms without running$", re.M)
     for board in ("qemu-tc2", "vexpress-a9"):
@@ -226,8 +224,7 @@ def test_a_timer_backlog_leaves_its_cpu_scheduling():
     # CPU's tick waits behind it, and a CPU whose callbacks keep returning has
     # not stalled, inside a timers_run() or in a gap between two. The task's
     # wait is not checked: beside spinning vCPUs, icount's round robin can
-    # pass CPU 1 over for a whole 1 ms gap, or for every one (seen: 203 ms,
-    # and 3 265 ms in a loaded CI run).
+    # pass CPU 1 over for a whole 1 ms gap, or for every one.
     r = boot("qemu-tc2", run="taskset 4 spawn 2 5000; crash backlog 64 50", timeout=180)
     assert r.status == 0 and "panic" not in r.output and "watchdog" not in r.output, r
     runs = backlog.findall(r.output)

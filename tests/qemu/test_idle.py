@@ -1,4 +1,4 @@
-"""Idle states, cluster power-down and energy accounting in QEMU (issue 6)."""
+"""Idle states, cluster power-down and energy accounting in QEMU."""
 import re
 
 from qemulib import boot

@@ -1,4 +1,4 @@
-"""`microbench` (issue 9), the in-guest half of `make bench`: every figure
+"""`microbench`, the in-guest half of `make bench`: every figure
 prints well-formed RESULT lines for each task count, the figures hang
 together (a wake-up costs more than the context switch inside it, the
 expiry -> callback -> run split adds up to about the whole, a pinned

@@ -1,4 +1,4 @@
-"""Topology, pack buddies and small-task packing in QEMU (issue 5)."""
+"""Topology, pack buddies and small-task packing in QEMU."""
 import os
 import re
 
@@ -86,7 +86,7 @@ def test_pack_mode_switch_at_run_time_and_topo():
 
 
 def test_energy_mode_decides_by_the_model():
-    # pack=energy (issue 11): every wake-up is placed by the energy model. On the
+    # pack=energy: every wake-up is placed by the energy model. On the
     # seeds' small-task workload and on 16 light tasks it must use no more energy
     # than the best other mode (within 2%), with cyclictest latency near pack=off's.
     cyc = ("cyclictest -t 8 -q -e 1000000 -D 3 &; cyclictest -t 8 -q -e 1000000 -D 3 &; sleep 500; "
@@ -113,7 +113,7 @@ def test_energy_mode_decides_by_the_model():
 
 
 def test_energy_mode_on_the_rtapp_workloads():
-    # Issue 11's workloads (tests/workloads/*.json: medium tasks overloading the
+    # The energy policy's workloads (tests/workloads/*.json: medium tasks overloading the
     # buddy, bursts, latency + background, ramp): pack=energy uses no more energy
     # than the best of off, rails and all (within 2%) over each rt-app run, and
     # its tasks keep their periods (no more overruns than 5% of their loops).

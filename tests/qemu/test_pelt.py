@@ -1,4 +1,4 @@
-"""PELT in the running kernel (issue 4): periodic tasks' runnable/usage
+"""PELT in the running kernel: periodic tasks' runnable/usage
 ratios as the `schedtest duty` and `load` commands report them.
 
 Each duty task is measured alone: under QEMU icount with several vCPUs busy

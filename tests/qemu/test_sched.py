@@ -1,4 +1,4 @@
-"""Scheduler core behaviour in QEMU (issue 3): fair shares across CPUs,
+"""Scheduler core behaviour in QEMU: fair shares across CPUs,
 no lost wake-ups among many sleepers, and a stopped tick on idle CPUs."""
 import re
 

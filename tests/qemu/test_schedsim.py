@@ -238,10 +238,10 @@ def window(out):
 
 def test_the_seeds_headline_packing_keeps_the_a15_cluster_off():
     # The seeds' TC2 run (two cyclictest -t 8, 16 s window) on qemu-tc2's DT,
-    # where CPUs are busy at once for real (docs/schedsim.md, issue 31's
-    # targets). Before wake-ups stayed in their cluster (docs/placement.md),
-    # a light task whose A7 buddy was busy took an idle A15: rails kept the
-    # A15 cluster off 13.6 s of 16, all 4.9 s (rails/off 0.571, all/off 0.734).
+    # where CPUs are busy at once for real (docs/schedsim.md). A wake-up that
+    # took an idle CPU of another cluster (docs/placement.md forbids it) sends
+    # light tasks whose A7 buddy is busy to an idle A15, and the A15 cluster
+    # stops staying off under rails and all.
     w, lat = {}, {}
     for mode in ("off", "rails", "all", "energy"):
         p = sim("qemu-tc2", SEED_WINDOW, "--pack=" + mode)

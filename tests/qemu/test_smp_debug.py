@@ -1,4 +1,4 @@
-"""Debug kernels' SMP tools (issue 23): seeded delay injection (`inject`),
+"""Debug kernels' SMP tools: seeded delay injection (`inject`),
 the starvation detector (`starve`, include/kernel/debug/sched_report.h), and the
 regression test of the stranded-task bug they found: a CPU whose timer
 interrupts overran never left them, so it ticked on with need_resched set
@@ -75,8 +75,8 @@ def test_stress_with_delays_at_every_protocol_point():
 
 
 def test_stress_with_slow_timer_callbacks():
-    # Issue 23's overloaded host, on purpose: 3% of timer callbacks wait 2..5 ms
-    # in their interrupt (as wake-ups waited on rq locks behind preempted vCPUs),
+    # An overloaded host, on purpose: 3% of timer callbacks wait 2..5 ms in
+    # their interrupt (as wake-ups waiting on rq locks behind preempted vCPUs),
     # so sleep timers pile up. Every token arrives, no task starves, and the
     # interrupts leave their backlogs to the next (timers_run()'s budget)
     # instead of running them to the end with IRQs off.

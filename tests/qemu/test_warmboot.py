@@ -1,4 +1,4 @@
-"""Warm-boot path (issue 6): cpu_suspend/cpu_resume round trips in QEMU.
+"""Warm-boot path: cpu_suspend/cpu_resume round trips in QEMU.
 
 QEMU cannot cut power, so `idle resume-test` runs the exact resume path by a
 soft restart (caches and MMU off, state clobbered, branch to cpu_resume), or

@@ -32,8 +32,8 @@ enum inject_point {
 	INJECT_IDLE,		/* idle loop: after its last check for work, before WFI */
 	INJECT_IRQ_EXIT,	/* end of an IRQ, before the need_resched check */
 	INJECT_WAKE_LIST,	/* a wakee between its old rq and its new one (push, drain) */
-	INJECT_TIMER,		/* before each timer callback, in the interrupt (its wake-up waiting on
-				 * rq locks behind vCPUs the host preempted: issue 23's backlogs) */
+	INJECT_TIMER,		/* before each timer callback, in the interrupt (a wake-up waiting
+				 * long for rq locks: backlogs of due timers) */
 	INJECT_NR_POINTS,
 };
 

@@ -1,5 +1,5 @@
 /*
- * pack=energy's cost model (kernel/pack/pack.c), pure so that host tests
+ * pack=energy's cost model (kernel/pack/energy_model.c, used by kernel/pack/energy.c), pure so that host tests
  * can check the decisions: what running a waking task on one candidate CPU
  * adds to the energy model's power, and which candidate is cheapest.
  */

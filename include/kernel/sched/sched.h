@@ -47,7 +47,7 @@
 #define TASK_EXIT_SIGILL (-4)
 #define TASK_EXIT_SIGSEGV (-11)
 
-/* What a debug kernel's per-task history records (kernel/sched_report.c prints it). */
+/* What a debug kernel's per-task history records (kernel/debug/report.c prints it). */
 enum task_event_kind {
 	TEV_NEW,		/* placed for the first time on cpu (arg: -) */
 	TEV_WAKEUP,		/* woken by a task on cpu, for CPU arg */

@@ -233,7 +233,7 @@ def energy_rows_md(table_sim, table_qemu):
 
 def within_section(groups, within):
     names = ["cyclictest-seed", "light"] + within
-    out = ["## 3. pack=energy against the other modes: the issue 11 workloads (within one CPU)", ""]
+    out = ["## 3. pack=energy against the other modes: the energy policy's workloads (within one CPU)", ""]
     out.append("The seeds' cyclictest (16 s window), `light` (16 small tasks) and the rt-app workloads of "
                "`tests/workloads/` whose demand stays within one CPU, under every pack mode: simulator on tc2's "
                "DT (mean ± 95% CI over its repeats), QEMU on qemu-tc2. Energy in model units x ms over the "
