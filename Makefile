@@ -72,12 +72,12 @@ SAN_FLAGS   := -fsanitize=address,undefined -fno-omit-frame-pointer \
 # Driver files that are plain C (a register sequence behind accessors, a
 # counter's halves) are host-tested too: they join the host library.
 HOST_DRIVER_SRCS := drivers/energy_meter.c drivers/tc2_spc.c
-CORE_SRCS   := $(sort $(wildcard kernel/*/*.c tools/lib/*.c) $(HOST_DRIVER_SRCS))
+CORE_SRCS   := $(sort $(wildcard kernel/*/*.c tools/ports/host/*.c) $(HOST_DRIVER_SRCS))
 TEST_SRCS   := $(sort $(wildcard tests/host/test_*.c))
 TOOL_SRCS   := $(sort $(wildcard tools/*.c))
 HOST_TESTS  := $(patsubst tests/host/%.c,build/host/%,$(TEST_SRCS))
 HOST_TOOLS  := $(patsubst tools/%.c,build/host/%,$(TOOL_SRCS))
-HDRS        := $(wildcard include/*/*.h include/*/*/*.h kernel/*/*.h tests/host/*.h)
+HDRS        := $(wildcard include/*/*.h include/*/*/*.h kernel/*/*.h tests/host/*.h tools/ports/*/*.h)
 
 # Tests link the core built with ASan + UBSan; tools link a plain build.
 build/host/san/%.o: %.c $(HDRS)
@@ -111,8 +111,8 @@ SIM_CFLAGS := -O2 -flto=auto -g -std=gnu11 $(WARN) -Iinclude -I. -DCONFIG_NR_CPU
 	-DCONFIG_MAX_TASKS=2048 -DCONFIG_TASK_STACK_SIZE=262144 -DCONFIG_MAX_TEST_TASKS=1536 \
 	-DCONFIG_MAX_RAILS=256
 SIM_KERNEL_SRCS := $(sort $(wildcard kernel/*/*.c))
-SIM_SRCS := $(sort $(wildcard tools/schedsim/*.c tools/schedsim/*.S)) tools/lib/no_power.c
-build/host/sim/%.c.o: %.c $(HDRS) tools/schedsim/sim.h
+SIM_SRCS := $(sort $(wildcard tools/schedsim/*.c tools/ports/sim/*.c tools/ports/sim/*.S)) tools/ports/host/no_power.c
+build/host/sim/%.c.o: %.c $(HDRS) tools/ports/sim/sim.h
 	@mkdir -p $(@D)
 	$(HOST_CC) $(SIM_CFLAGS) -c -o $@ $<
 build/host/sim/%.S.o: %.S

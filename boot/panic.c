@@ -73,6 +73,13 @@ void panic_halt(void)
 	cpu_park();
 }
 
+void arch_panic_plain(const char *msg)
+{
+	panic_begin();
+	panic_print("panic: %s\n", msg);
+	panic_halt();
+}
+
 void arch_panic(const char *msg)
 {
 	panic_begin();

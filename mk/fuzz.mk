@@ -213,7 +213,7 @@ CPPCHECK   ?= cppcheck
 CLANG_TIDY ?= clang-tidy
 ARM_SYSROOT_INC ?= /usr/lib/arm-none-eabi/include
 LINT_JOBS  ?= $(shell nproc 2>/dev/null || echo 2)
-LINT_HOST_SRCS := $(sort $(wildcard kernel/*/*.c tools/*.c tools/lib/*.c tools/schedsim/*.c tests/fuzz/*.c) $(HOST_DRIVER_SRCS))
+LINT_HOST_SRCS := $(sort $(wildcard kernel/*/*.c tools/*.c tools/ports/*/*.c tools/schedsim/*.c tests/fuzz/*.c) $(HOST_DRIVER_SRCS))
 LINT_ARM_SRCS  := $(sort $(wildcard boot/*.c drivers/*.c kernel/*/*.c))
 LINT_HOST_DEFS := -Iinclude -I. -Itests/host -DCONFIG_NR_CPUS=1024 -DHOST_BUILD
 LINT_ARM_DEFS  := -Iinclude -I. -DCONFIG_NR_CPUS=8 -DBOARD_NAME='"lint"' -DBOARD_EARLY_UART=0x1c090000

@@ -1,7 +1,7 @@
 /*
  * The CPU-identity part of the arch interface used by the portable core.
  * ARM: the logical CPU number lives in TPIDRPRW (set at CPU entry).
- * Host: the port's (tools/lib/host_arch.c: thread-local, settable by host
+ * Host: the port's (tools/ports/host/host_arch.c: thread-local, settable by host
  * programs; the simulator: the simulated CPU running).
  */
 #ifndef ARCH_CPU_H
@@ -20,7 +20,7 @@ static inline void arch_irq_restore(unsigned long f) { irq_restore(f); }
 static inline void arch_irq_enable(void) { irq_enable(); }
 #else
 /*
- * Host ports (tools/lib/host_arch.c, the simulator): functions, so that a
+ * Host ports (tools/ports/host/host_arch.c, the simulator): functions, so that a
  * port that models interrupts can mask them and deliver pending ones when
  * they are unmasked, as a CPU does.
  */

@@ -1,7 +1,7 @@
 /*
  * What the console's machine commands (kernel/console/machine_commands.c:
  * cpus, uptime) ask the port. ARM: boot/commands.c; the simulator:
- * tools/schedsim/main.c; host programs: tools/lib/host_arch.c.
+ * tools/schedsim/main.c; host programs: tools/ports/host/host_arch.c.
  *
  *   arch_cpu_describe  @cpu's hardware id (MPIDR affinity), its state as the
  *                      port knows it ("online", "offline (timed out)", ...)

@@ -3,7 +3,7 @@
  * platform. The kernel decides WHEN (the governor's state, last man and
  * first man of each rail, whether a rail may lose power given the timers it
  * owns); the port decides HOW (ARM: drivers/power.c and its back ends; the
- * host: tools/lib/host_arch.c, WFI only).
+ * host: tools/ports/host/host_arch.c, WFI only).
  *
  * Rails are the kernel's (include/kernel/sched/idle.h): numbered 0..n-1, each the
  * CPUs on one power line and the DT power-domain node that names the line

@@ -20,3 +20,14 @@ void panic(const char *fmt, ...)
 	va_end(ap);
 	arch_panic(msg);
 }
+
+void panic_plain(const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	kvsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	arch_panic_plain(msg);
+}

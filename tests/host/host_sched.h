@@ -1,7 +1,7 @@
 /*
  * Helpers for host programs that run the live scheduler (sched_init(),
  * wake_up(), ...) on the portable core, over the host port
- * (tools/lib/host_arch.c: a fake clock in host_fake_now, no IPIs, no timer
+ * (tools/ports/host/host_arch.c: a fake clock in host_fake_now, no IPIs, no timer
  * hardware, no power-down, no energy meters): machines built by hand and
  * CPUs made busy. Used by tests/host/test_select.c and
  * tools/bench-host/sched_scale.c.
@@ -17,7 +17,7 @@
 #include "kernel/sched/sched_internal.h"
 #include "kernel/time/timer.h"
 #include "kernel/sched/topology.h"
-#include "tools/lib/host_arch.h"
+#include "tools/ports/host/host_arch.h"
 
 /*
  * A machine of @n CPUs (n >= 4, a power of two) as tools/bench-host/sched_scale.c

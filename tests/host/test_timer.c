@@ -7,7 +7,7 @@
 #include "ktest.h"
 #include "kernel/time/time.h"
 #include "kernel/time/timer.h"
-#include "tools/lib/host_arch.h"
+#include "tools/ports/host/host_arch.h"
 
 #define T0 (5ull * NSEC_PER_SEC)
 

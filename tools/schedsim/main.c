@@ -33,7 +33,7 @@
 #include "kernel/time/time.h"
 #include "kernel/sched/topology.h"
 #include "kernel/trace/trace.h"
-#include "tools/schedsim/sim.h"
+#include "tools/ports/sim/sim.h"
 
 #define MAX_DTB (4u << 20)
 #define EXIT_BAD_INPUT 2

@@ -7,6 +7,8 @@
 #define KERNEL_PANIC_H
 
 void panic(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+/* panic() for a message that names its own place ("<node>: <property>: <what>"): the line has no CPU. */
+void panic_plain(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 
 #define KASSERT(cond)                                                        \
 	do {                                                                 \

@@ -1,7 +1,7 @@
 /*
  * The power and energy-meter side of the arch interface (include/arch/power.h,
  * include/arch/energy_meter.h) for the two ports that have no power hardware:
- * the host port (tools/lib/host_arch.c) and the simulator (tools/schedsim/).
+ * the host port (tools/ports/host/host_arch.c) and the simulator (tools/schedsim/).
  * Rails and residencies stay the kernel's to account; nothing here loses
  * power, no warm boot, no meters. Each port keeps its own
  * platform_cpu_power_down() (the simulator's WFI waits for an event) and

@@ -1,5 +1,5 @@
 /*
- * Host stack switching for the simulator's tasks (tools/schedsim/sim.h):
+ * Host stack switching for the simulator's tasks (tools/ports/sim/sim.h):
  *   void sim_switch(void **save_sp, void *next_sp)
  *     push the callee-saved registers, store sp in *save_sp, load next_sp,
  *     pop its registers and return into it.

@@ -1,5 +1,5 @@
 /*
- * What host programs may set in the host port (tools/lib/host_arch.c).
+ * What host programs may set in the host port (tools/ports/host/host_arch.c).
  */
 #ifndef TOOLS_LIB_HOST_ARCH_H
 #define TOOLS_LIB_HOST_ARCH_H

@@ -1,5 +1,5 @@
 /*
- * The simulator's event loop (tools/schedsim/sim.h, docs/schedsim.md).
+ * The simulator's event loop (tools/ports/sim/sim.h, docs/schedsim.md).
  *
  * Each CPU is always suspended in one of two places when the loop runs: in
  * sim_wfi() (idle, waiting for an interrupt) or in sim_compute() (a task's
@@ -21,7 +21,7 @@
 
 #include "kernel/sched/sched.h"
 #include "kernel/time/timer.h"
-#include "tools/schedsim/sim.h"
+#include "tools/ports/sim/sim.h"
 
 struct sim_config sim_cfg;
 struct sim_cpu *sim_cpus;

@@ -3,19 +3,17 @@
 
 #include <stdarg.h>
 
-#include "boot/boot.h"
 #include "kernel/lib/format.h"
+#include "kernel/lib/panic.h"
 
 void dt_panic(const struct fdt *fdt, const struct fdt_fault *f)
 {
 	char path[160];
 
-	panic_begin();
 	if (fdt_node_path(fdt, f->node, path, sizeof(path)) < 0)
 		ksnprintf(path, sizeof(path), "%s", fdt_node_name(fdt, f->node));
 	fdt_printable(path);
-	panic_print("panic: %s: %s: %s\n", path, f->prop, f->what);
-	panic_halt();
+	panic_plain("%s: %s: %s", path, f->prop, f->what);	/* the line names its own place: no CPU */
 }
 
 void dt_panicf(const struct fdt *fdt, int node, const char *prop, const char *fmt, ...)

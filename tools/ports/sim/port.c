@@ -24,7 +24,7 @@
 #include "arch/power.h"
 #include "arch/timer.h"
 #include "kernel/lib/format.h"
-#include "tools/schedsim/sim.h"
+#include "tools/ports/sim/sim.h"
 #include "kernel/lib/printk.h"
 
 /* ------------------------------------------------------------ CPU, interrupts */
@@ -149,7 +149,7 @@ void arch_guard_page(uintptr_t addr)
 	}
 }
 
-/* ------------------------------------------------------------ power (the rest: tools/lib/no_power.c) */
+/* ------------------------------------------------------------ power (the rest: tools/ports/host/no_power.c) */
 
 void platform_cpu_power_down(int cpu, int rail, bool domain, bool last_man)
 {
@@ -190,12 +190,25 @@ void arch_console_write(const char *buf, size_t len)
 	sim_console_write(buf, len);
 }
 
-void arch_panic(const char *msg)
+static __attribute__((noreturn)) void sim_panic(const char *msg, bool with_cpu)
 {
-	kprintf("panic: cpu%d: %s\n", sim_cur ? sim_cur->id : 0, msg);
+	if (with_cpu)
+		kprintf("panic: cpu%d: %s\n", sim_cur ? sim_cur->id : 0, msg);
+	else
+		kprintf("panic: %s\n", msg);
 	sim_set_output(NULL);
 	sim_console_flush();
 	fprintf(stderr, "schedsim: error: kernel panic at %llu ns on cpu%d: %s\n",
 		(unsigned long long)(sim_cur ? sim_cur->now : 0), sim_cur ? sim_cur->id : 0, msg);
 	exit(3);
+}
+
+void arch_panic(const char *msg)
+{
+	sim_panic(msg, true);
+}
+
+void arch_panic_plain(const char *msg)
+{
+	sim_panic(msg, false);
 }

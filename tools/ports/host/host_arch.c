@@ -27,7 +27,7 @@
 #include "kernel/lib/panic.h"
 #include "kernel/sched/sched.h"
 #include "kernel/sched/topology.h"
-#include "tools/lib/host_arch.h"
+#include "tools/ports/host/host_arch.h"
 
 /* ------------------------------------------------------------ console, panic */
 
@@ -36,6 +36,11 @@ void arch_panic(const char *msg)
 	fflush(stdout);
 	fprintf(stderr, "panic: %s\n", msg);
 	abort();
+}
+
+void arch_panic_plain(const char *msg)
+{
+	arch_panic(msg);
 }
 
 void arch_console_write(const char *buf, size_t len)

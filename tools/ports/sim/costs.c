@@ -30,7 +30,7 @@
  * of QEMU's busy time, energy and pack counters (tests/qemu/test_schedsim.py).
  * A CPU of capacity c spends each 1024/c times longer (--speed=capacity).
  */
-#include "tools/schedsim/sim.h"
+#include "tools/ports/sim/sim.h"
 
 void sim_cfg_defaults(void)
 {
