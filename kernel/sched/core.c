@@ -18,6 +18,7 @@
 #include "kernel/lib/panic.h"
 #include "kernel/lib/printk.h"
 #include "kernel/sched/sched_internal.h"
+#include "kernel/sched/sched_debug.h"
 #include "kernel/time/time.h"
 #include "kernel/trace/trace.h"
 #include "kernel/sched/topology.h"
@@ -210,10 +211,8 @@ void sched_tick(void)
 {
 	struct rq *rq = this_rq();
 	uint64_t now = arch_now_ns();
-#ifdef CONFIG_SCHED_DEBUG
 	struct starve_hit starved = { 0 };
-	bool starving = false;
-#endif
+	bool starving;
 
 	arch_cost(COST_TICK);
 	WRITE_ONCE(rq->last_tick_ns, now);
@@ -231,21 +230,10 @@ void sched_tick(void)
 		if (rq->cfs.nr_running > 1 && cfs_tick_should_preempt(&rq->cfs))
 			rq->need_resched = true;
 	}
-#ifdef CONFIG_SCHED_DEBUG
-	if (rq->ticks % STARVE_CHECK_TICKS == 0)
-		starving = starve_check(rq, now, &starved);
-#endif
+	starving = debug_tick_locked(rq, now, &starved);
 	spin_unlock(&rq->lock);
-#ifdef CONFIG_SCHED_DEBUG
-	if (starving)
-		starve_report(rq->cpu, &starved);
-#endif
 	balance_tick(rq, now);
-#ifdef CONFIG_SCHED_DEBUG
-	/* Debug builds (make DEBUG=1): every task in exactly one place, twice a second. */
-	if (rq->cpu == 0 && rq->ticks % (sched_hz / 2 ? sched_hz / 2 : 1) == 0)
-		sched_check_invariants();
-#endif
+	debug_tick_unlocked(rq, starving, &starved);
 }
 
 /* ---------------------------------------------------------------- core */
@@ -296,9 +284,7 @@ static void activate(struct rq *rq, struct task *p, int flags)
 	p->on_rq = true;
 	p->state = TASK_RUNNABLE;
 	p->wait_start_ns = rq->clock;
-#ifdef CONFIG_SCHED_DEBUG
-	p->wait_ticks_base = (uint32_t)rq->ticks;
-#endif
+	debug_wait_begins(p, rq, rq->clock);
 	task_history(p, TEV_ENQUEUE, rq->cpu, flags);
 	if (rq->curr->is_idle || cfs_wakeup_should_preempt(&rq->cfs, &p->se))
 		rq->need_resched = true;
@@ -344,9 +330,7 @@ static void schedule_locked(struct rq *rq)
 	/* A timer callback must not switch: timers_run() would be left half done. */
 	KASSERT_DEBUG(!timers_in_callbacks(rq->cpu));
 	rq->clock = now;
-#ifdef CONFIG_SCHED_DEBUG
-	rq->last_schedule_ns = now;
-#endif
+	debug_schedule(rq, now);
 	if (!prev_idle) {
 		update_task_avg(prev, now, true, true);
 		cfs_update_curr(&rq->cfs, now);
@@ -392,21 +376,7 @@ static void schedule_locked(struct rq *rq)
 	rq->curr = next;
 	if (prev_idle != next->is_idle)
 		rq_avg_sync(rq, now);	/* task to task: the rq stays running */
-#ifdef CONFIG_SCHED_DEBUG
-	/* Its stack must be free: a task still switching out elsewhere would run twice. */
-	KASSERT(!next->on_cpu);
-	next->on_cpu = true;
-	rq->switched_from = prev;
-	if (prev->on_rq && !prev_idle) {
-		/* Preempted or yielding: it waits here from now on (the starvation detector's clock). */
-		prev->wait_start_ns = now;
-		prev->wait_ticks_base = (uint32_t)rq->ticks;
-	}
-	if (!prev_idle)
-		task_history(prev, TEV_OUT, rq->cpu, prev->state);
-	if (!next->is_idle)
-		task_history(next, TEV_RUN, rq->cpu, 0);
-#endif
+	debug_switch(rq, prev, prev_idle, next, now);
 	arch_context_switch(&prev->ctx, &next->ctx);
 }
 
@@ -419,12 +389,7 @@ static void finish_switch(void)
 	struct rq *rq = this_rq();
 	struct task *w, *push, *dead;
 
-#ifdef CONFIG_SCHED_DEBUG
-	if (rq->switched_from) {
-		rq->switched_from->on_cpu = false;
-		rq->switched_from = NULL;
-	}
-#endif
+	debug_finish_switch(rq);
 	if (!rq->has_deferred) {	/* the common case: no exit, no push */
 		spin_unlock(&rq->lock);
 		return;
@@ -473,13 +438,8 @@ static void schedule(bool yield)
 
 void sched_irq_exit(void)
 {
-#ifdef CONFIG_SCHED_DEBUG
-	this_rq()->nr_irq_exits++;
-	this_rq()->irq_exit_ticks = (uint32_t)this_rq()->ticks;
-	this_rq()->irq_exit_ns = arch_now_ns();
-	if (READ_ONCE(this_rq()->no_preempt_until_ns) > arch_now_ns())
+	if (debug_irq_exit(this_rq()))
 		return;		/* `crash starve` */
-#endif
 	inject_delay(INJECT_IRQ_EXIT);
 	KASSERT_DEBUG(!timers_in_callbacks(arch_cpu_id()));	/* timers_run() finished before the IRQ ends */
 	if (this_rq()->need_resched)
@@ -609,10 +569,7 @@ static void enqueue_on(struct task *p, int target, int flags)
 		return;
 	}
 	/* Lock-free push onto the target's wake list, then kick it. */
-#ifdef CONFIG_SCHED_DEBUG
-	p->wait_start_ns = arch_now_ns();
-	p->wait_ticks_base = (uint32_t)READ_ONCE(runqueues[target].ticks);
-#endif
+	debug_wait_begins_now(p, &runqueues[target]);
 	task_history(p, TEV_WAKE_LIST, self, target);
 	p->wake_flags = flags;
 	p->wake_next = READ_ONCE(runqueues[target].wake_list);
