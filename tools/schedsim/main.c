@@ -19,7 +19,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "arch/machine.h"
 #include "kernel/lib/cmdline.h"
 #include "kernel/sched/energy.h"
 #include "kernel/lib/fdt.h"
@@ -185,19 +184,6 @@ static void board_from_path(const char *path)
 }
 
 /* ------------------------------------------------------------ console commands of the port */
-
-/* What `cpus` and `uptime` ask the port (include/arch/machine.h). */
-void arch_cpu_describe(int cpu, struct arch_cpu_desc *d)
-{
-	d->hwid = sched_topo.cpu[cpu].hwid;
-	d->state = sched_cpu_online_now(cpu) ? "online" : "offline";
-	d->compatible = sched_topo.cpu[cpu].compatible;
-}
-
-uint64_t arch_boot_ns(void)
-{
-	return 0;	/* the machine starts at simulated time 0 */
-}
 
 static void console_shell_write(void *ctx, const char *buf, size_t len)
 {

@@ -14,6 +14,7 @@
 
 #include <sys/mman.h>
 
+#include "arch/machine.h"
 #include "arch/console.h"
 #include "arch/context.h"
 #include "arch/cost.h"
@@ -26,6 +27,8 @@
 #include "kernel/lib/format.h"
 #include "tools/ports/sim/sim.h"
 #include "kernel/lib/printk.h"
+#include "kernel/sched/sched.h"
+#include "kernel/sched/topology.h"
 
 /* ------------------------------------------------------------ CPU, interrupts */
 
@@ -211,4 +214,17 @@ void arch_panic(const char *msg)
 void arch_panic_plain(const char *msg)
 {
 	sim_panic(msg, false);
+}
+
+/* What `cpus` and `uptime` ask the port (include/arch/machine.h). */
+void arch_cpu_describe(int cpu, struct arch_cpu_desc *d)
+{
+	d->hwid = sched_topo.cpu[cpu].hwid;
+	d->state = sched_cpu_online_now(cpu) ? "online" : "offline";
+	d->compatible = sched_topo.cpu[cpu].compatible;
+}
+
+uint64_t arch_boot_ns(void)
+{
+	return 0;	/* the machine starts at simulated time 0 */
 }
