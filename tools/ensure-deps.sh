@@ -42,7 +42,8 @@ export DEBIAN_FRONTEND=noninteractive
 install() { $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"; }
 if ! install; then
 	echo "ensure-deps: apt-get install failed; updating package lists and retrying" >&2
-	$SUDO apt-get update -q && install || {
+	$SUDO apt-get update -q	# a mirror mid-sync may fail one index: apt keeps what it had
+	install || {
 		echo "ensure-deps: could not install ${missing[*]}; install them by hand (Debian/Ubuntu)" >&2
 		exit 1
 	}
