@@ -12,8 +12,9 @@ run=(gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm device-tree-compi
 # experiment: parallel and rsync run plans here and on other hosts; python3-matplotlib draws the plots.
 experiment=(parallel rsync python3-matplotlib)
 # test: libfdt-dev is the FDT fuzzer's reference reader; trace-cmd reads tools/trace2dat's files back;
+# libjson-c5 runs rt-app's own binary (make outside unpacks it: the parser the tests compare with);
 # tests/qemu/test_experiment.py runs tools/experiment.
-test=("${run[@]}" libfdt-dev trace-cmd "${experiment[@]}")
+test=("${run[@]}" libfdt-dev trace-cmd libjson-c5 "${experiment[@]}")
 
 need=()
 [ $# -eq 0 ] && set -- run

@@ -4,6 +4,7 @@ too: tests/run.py runs the Python tests of tests/qemu only."""
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -296,8 +297,9 @@ def real_rtapp_says_malformed(path, workdir):
     with open(path, "rb") as src, open(copy, "wb") as dst:
         dst.write(src.read())
     os.chmod(copy, 0o644)
+    binary = os.path.join(workdir, "rt-app")	# copied there by the caller: nobody may not reach the checkout
     p = subprocess.run(["timeout", "-s", "KILL", "0.5", "setpriv", "--reuid=nobody", "--regid=nogroup",
-                        "--clear-groups", RTAPP_BIN, copy], cwd=workdir, capture_output=True, text=True)
+                        "--clear-groups", binary, copy], cwd=workdir, capture_output=True, text=True)
     return "Error while parsing input JSON" in (p.stdout + p.stderr)
 
 
@@ -306,7 +308,6 @@ def test_real_rt_app_and_the_tool_refuse_the_same_malformed_files():
     tools/rtapp refuses as malformed JSON, and the reverse; over rt-app's examples, the rt-app
     files of ../shared/outside and broken variants of one of them."""
     import concurrent.futures
-    import shutil
     assert os.access(RTAPP_BIN, os.X_OK), "%s missing: run make outside" % RTAPP_BIN
     files = [os.path.join(UPSTREAM, f) for f in upstream_files()]
     for sub in ("rtapp-lisa", "rtapp-rt"):
@@ -314,6 +315,8 @@ def test_real_rt_app_and_the_tool_refuse_the_same_malformed_files():
         files += sorted(os.path.join(d, f) for f in os.listdir(d) if f.endswith(".json"))
     work = tempfile.mkdtemp()
     os.chmod(work, 0o777)
+    shutil.copy(RTAPP_BIN, os.path.join(work, "rt-app"))
+    os.chmod(os.path.join(work, "rt-app"), 0o755)
     try:
         base = open(os.path.join(UPSTREAM, "tutorial_example1.json")).read()
         for i, broken in enumerate((base.replace(":", "", 1), base.rstrip().rstrip("}"), base.replace('"', "", 1),
