@@ -107,9 +107,7 @@ static uint64_t group_avg_load(const struct task *p, const struct sched_group *g
 	uint64_t load = 0;
 	uint32_t cap = 0;
 
-	for_each_cpu(cpu, &g->cpus) {
-		if (cpu >= sched_nr_cpus())
-			break;
+	for (int cpu = g->first; cpu >= 0 && cpu < sched_nr_cpus(); cpu = cpumask_next(&g->cpus, cpu)) {
 		if (!task_allowed_on(p, cpu))
 			continue;
 		load += placement_load(cpu);
@@ -126,11 +124,8 @@ static const struct sched_group *find_idlest_group(const struct task *p, const s
 
 	for (int i = 0; i < sd->nr_groups; i++) {
 		const struct sched_group *g = sd_group(&sched_topo, sd, i);
-		uint64_t avg;
+		uint64_t avg = group_avg_load(p, g);	/* UINT64_MAX: none of its CPUs allowed */
 
-		if (!cpumask_intersects(&g->cpus, &p->cpus_allowed))
-			continue;
-		avg = group_avg_load(p, g);
 		if (cpumask_test(&g->cpus, cpu))
 			this_load = avg;
 		else if (avg < min_load) {
@@ -150,11 +145,9 @@ static int find_idlest_cpu(const struct task *p, const struct sched_group *g, in
 	uint64_t min_load = UINT64_MAX;
 	int idlest = -1;
 
-	for_each_cpu(c, &g->cpus) {
+	for (int c = g->first; c >= 0 && c < sched_nr_cpus(); c = cpumask_next(&g->cpus, c)) {
 		uint64_t load;
 
-		if (c >= sched_nr_cpus())
-			break;
 		if (!task_allowed_on(p, c))
 			continue;
 		load = placement_load(c);

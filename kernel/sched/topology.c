@@ -270,6 +270,7 @@ static void build_groups(struct topology *topo, struct sched_domain *sd)
 		grp->cpus = child_span(topo, first, &sd->span);
 		grp->capacity = 0;
 		grp->nr_cpus = 0;
+		grp->first = cpumask_first(&grp->cpus);
 		for_each_cpu(d, &grp->cpus) {
 			grp->capacity += topo->cpu[d].capacity;
 			grp->nr_cpus++;

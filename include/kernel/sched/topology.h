@@ -45,6 +45,7 @@ struct sched_group {
 	cpumask_t cpus;
 	uint32_t capacity;	/* sum of its CPUs' capacities */
 	uint32_t nr_cpus;	/* cpumask_weight(&cpus), kept: a top domain of N CPUs has O(N) groups */
+	int first;		/* cpumask_first(&cpus), kept: a scan starts there, not at word 0 */
 };
 
 /* sched_domain flags */
