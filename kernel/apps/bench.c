@@ -3,9 +3,11 @@
  * (docs/platform.md), each ending with its RESULT line
  * (docs/interfaces.md):
  *
- *   cyclictest [-t N] [-i us] [-d us] [-D time] [-e us] [-q]
+ *   cyclictest [-t N] [-i us] [-d us] [-D time] [-e us] [-p prio] [--policy=fifo|rr|other] [-q]
  *	thread i wakes every i_us + i * d_us on an absolute timer; latency =
  *	wake time - programmed expiry; one rt-tests-style line per thread.
+ *	-p: SCHED_FIFO (or --policy's), thread i at prio - i, not below 1,
+ *	as rt-tests gives without -S.
  *	-D takes seconds ("20") or "500ms"; -e us sets the idle exit-latency
  *	limit for the run (cyclictest -e writes /dev/cpu_dma_latency).
  *   sysbench [--test=cpu] [--num-threads=N] [--max-requests=R] [--cpu-max-prime=P]
@@ -82,6 +84,7 @@ struct cyc_thread {
 	struct task *task;
 	uint64_t interval_ns, end_ns;
 	uint64_t count, min_ns, max_ns, sum_ns, act_ns;
+	int prio;	/* its RT priority, 0 for SCHED_OTHER */
 };
 
 struct sys_thread {
@@ -157,7 +160,11 @@ static int cmd_cyclictest(int argc, char **argv)
 	unsigned long threads = 1, interval = 1000, distance = 500, dma_lat = 0;
 	uint64_t duration_us = 0, old_limit = idle_latency_limit_ns;
 	uint64_t min = UINT64_MAX, max = 0, sum = 0, count = 0, start;
-	bool set_latency = false;
+	bool set_latency = false, policy_given = false;
+	unsigned long prio = 0;
+	int policy = SCHED_OTHER;
+	struct task *self = current_task();
+	int saved_spawn_policy = self->spawn_policy, saved_spawn_prio = self->spawn_prio;
 	struct energy_snapshot from;
 	struct bench *b;
 	char fields[256];
@@ -168,7 +175,23 @@ static int cmd_cyclictest(int argc, char **argv)
 
 		if (strcmp(o, "-q") == 0)
 			continue;
-		if (strcmp(o, "-t") == 0)
+		if (strncmp(o, "--policy=", 9) == 0) {
+			policy_given = true;
+			if (strcmp(o + 9, "fifo") == 0)
+				policy = SCHED_FIFO;
+			else if (strcmp(o + 9, "rr") == 0)
+				policy = SCHED_RR;
+			else if (strcmp(o + 9, "other") == 0)
+				policy = SCHED_OTHER;
+			else {
+				kprintf("error: cyclictest: unknown policy '%s' (fifo, rr, other)\n", o + 9);
+				return 1;
+			}
+			continue;
+		}
+		if (strcmp(o, "-p") == 0)
+			ok = cmdline_parse_ulong(v, 0, RT_PRIO_MAX, &prio);
+		else if (strcmp(o, "-t") == 0)
 			ok = cmdline_parse_ulong(v, 1, BENCH_MAX_THREADS, &threads);
 		else if (strcmp(o, "-i") == 0)
 			ok = cmdline_parse_ulong(v, 100, 10000000, &interval);
@@ -179,7 +202,7 @@ static int cmd_cyclictest(int argc, char **argv)
 		else if (strcmp(o, "-e") == 0)
 			ok = set_latency = cmdline_parse_ulong(v, 0, 10000000, &dma_lat);
 		else {
-			kprintf("error: cyclictest: unknown option '%s' (supported: -t -i -d -D -e -q)\n", o);
+			kprintf("error: cyclictest: unknown option '%s' (supported: -t -i -d -D -e -p --policy -q)\n", o);
 			return 1;
 		}
 		if (!ok) {
@@ -190,6 +213,17 @@ static int cmd_cyclictest(int argc, char **argv)
 	}
 	if (duration_us == 0) {
 		kprintf("error: cyclictest: -D <duration> is required (seconds, or e.g. 500ms)\n");
+		return 1;
+	}
+	/* rt-tests: -p alone means SCHED_FIFO; an RT policy needs a priority, SCHED_OTHER has none. */
+	if (!policy_given && prio > 0)
+		policy = SCHED_FIFO;
+	if (policy != SCHED_OTHER && prio == 0) {
+		kprintf("error: cyclictest: --policy=%s needs -p 1..99\n", policy == SCHED_RR ? "rr" : "fifo");
+		return 1;
+	}
+	if (policy == SCHED_OTHER && prio > 0) {
+		kprintf("error: cyclictest: --policy=other takes no -p priority (got %lu)\n", prio);
 		return 1;
 	}
 	b = bench_get();
@@ -204,7 +238,11 @@ static int cmd_cyclictest(int argc, char **argv)
 
 		t->interval_ns = (uint64_t)(interval + i * distance) * NSEC_PER_USEC;
 		t->end_ns = start + duration_us * NSEC_PER_USEC;
+		t->prio = policy == SCHED_OTHER ? 0 : (prio > i ? (int)(prio - i) : 1);
+		/* Created with its policy, so its class places it (an RT thread goes to the lowest-priority CPU). */
+		task_set_spawn_policy(policy, t->prio);
 		t->task = task_create("cyclictest", cyclic_fn, t, 0, TASK_CPUS_ANY);
+		task_set_spawn_policy(saved_spawn_policy, saved_spawn_prio);
 		if (!t->task) {
 			kprintf("error: cyclictest: no task slot for thread %lu\n", i);
 			threads = i;
@@ -219,8 +257,8 @@ static int cmd_cyclictest(int argc, char **argv)
 		const struct cyc_thread *t = &b->cyc[i];
 		uint64_t avg = t->count ? t->sum_ns / t->count : 0;
 
-		kprintf("T:%2lu (%5u) P: 0 I:%llu C:%7llu Min:%7llu Act:%5llu Avg:%5llu Max:%7llu\n", i,
-			(unsigned)t->task->tid, (unsigned long long)(t->interval_ns / 1000),
+		kprintf("T:%2lu (%5u) P:%2d I:%llu C:%7llu Min:%7llu Act:%5llu Avg:%5llu Max:%7llu\n", i,
+			(unsigned)t->task->tid, t->prio, (unsigned long long)(t->interval_ns / 1000),
 			(unsigned long long)t->count, (unsigned long long)(t->count ? t->min_ns / 1000 : 0),
 			(unsigned long long)(t->act_ns / 1000), (unsigned long long)(avg / 1000),
 			(unsigned long long)(t->max_ns / 1000));
@@ -231,8 +269,10 @@ static int cmd_cyclictest(int argc, char **argv)
 		sum += t->sum_ns;
 		count += t->count;
 	}
-	ksnprintf(fields, sizeof(fields), "threads=%lu duration_us=%llu lat_min_us=%llu lat_avg_us=%llu lat_max_us=%llu",
-		  threads, (unsigned long long)duration_us, (unsigned long long)(count ? min / 1000 : 0),
+	ksnprintf(fields, sizeof(fields),
+		  "threads=%lu policy=%s prio=%lu duration_us=%llu lat_min_us=%llu lat_avg_us=%llu lat_max_us=%llu",
+		  threads, policy == SCHED_FIFO ? "fifo" : policy == SCHED_RR ? "rr" : "other", prio,
+		  (unsigned long long)duration_us, (unsigned long long)(count ? min / 1000 : 0),
 		  (unsigned long long)(count ? sum / count / 1000 : 0), (unsigned long long)(max / 1000));
 	print_result("cyclictest", fields, &from);
 	bench_put(b);

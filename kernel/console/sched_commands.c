@@ -31,8 +31,13 @@
 static void ps_line(const struct task *t, void *arg)
 {
 	(void)arg;
-	kprintf("%5u %-15s %-8s %3d %4d %12llu %10llu %8llu\n", (unsigned)t->tid, t->name,
-		task_state_name(t), t->cpu, t->se.nice,
+	/* ps -c's CLS and RTPRIO: the policy, and the effective RT priority ("-" for none, as ps). */
+	char rtprio[4] = "-";
+
+	if (t->prio > 0)
+		ksnprintf(rtprio, sizeof(rtprio), "%d", t->prio);
+	kprintf("%5u %-15s %-8s %3d %-3s %6s %4d %12llu %10llu %8llu\n", (unsigned)t->tid, t->name,
+		task_state_name(t), t->cpu, t->is_idle ? "-" : sched_policy_short(t->policy), rtprio, t->se.nice,
 		(unsigned long long)(t->se.vruntime / 1000),
 		(unsigned long long)(t->se.sum_exec_runtime / 1000),
 		(unsigned long long)t->nr_switches);
@@ -45,7 +50,7 @@ static int cmd_ps(int argc, char **argv)
 		kprintf("error: ps takes no arguments\n");
 		return 1;
 	}
-	kprintf("  tid name            state    cpu nice  vruntime_us runtime_us switches\n");
+	kprintf("  tid name            state    cpu cls rtprio nice  vruntime_us runtime_us switches\n");
 	sched_for_each_task(ps_line, NULL);
 	return 0;
 }
@@ -62,7 +67,7 @@ static void top_once(uint64_t *last_busy, uint64_t *last_idle)
 		last_busy[cpu] = rq->busy_ns;
 		last_idle[cpu] = rq->idle_ns;
 		kprintf("cpu%d %3u%% busy  nr_running %2u  curr %-15s ticks %llu\e[K\n", cpu,
-			(unsigned)busy_pct, rq->cfs.nr_running, rq->curr ? rq->curr->name : "(offline)",
+			(unsigned)busy_pct, rq->nr_running, rq->curr ? rq->curr->name : "(offline)",
 			(unsigned long long)rq->ticks);
 	}
 }
@@ -342,7 +347,7 @@ static int cmd_load(int argc, char **argv)
 		char what[48];
 
 		rq_avg_read(cpu, &a);
-		ksnprintf(what, sizeof(what), "load: cpu%d nr_running=%u", cpu, cpu_rq(cpu)->cfs.nr_running);
+		ksnprintf(what, sizeof(what), "load: cpu%d nr_running=%u", cpu, cpu_rq(cpu)->nr_running);
 		print_avg(what, &a, NICE_0_WEIGHT);
 	}
 	sched_for_each_task(load_task_line, NULL);
@@ -555,7 +560,7 @@ static int cmd_sleep(int argc, char **argv)
 
 static const struct shell_cmd commands[] = {
 	{ "sleep", "<ms>", "let the console sleep (scripts: wait while jobs run)", cmd_sleep },
-	{ "ps", "", "tasks: state, cpu, nice, vruntime, runtime", cmd_ps },
+	{ "ps", "", "tasks: state, cpu, class, RT priority, nice, vruntime, runtime", cmd_ps },
 	{ "top", "[rounds]", "per-CPU load, refreshed in place every 0.5 s", cmd_top },
 	{ "spawn", "<tasks> <ms>", "start CPU-bound tasks in the background", cmd_spawn },
 	{ "schedtest", "fair|nice|wake|idle|pin|duty|light ...", "built-in scheduler checks", cmd_schedtest },

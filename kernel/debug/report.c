@@ -40,7 +40,7 @@ void sched_report_cpu(const char *prefix, int cpu)
 	kprintf("%scpu%d: running %s (task %u), %u queued, need_resched=%d tick_stopped=%d wake_list=%s "
 		"switches=%llu ticks=%llu last_tick=%llu ms next_timer=%lld ms timers=%u timer_irq=%llu ms%s%s\n",
 		prefix, cpu, curr ? curr->name : "?", curr ? (unsigned)curr->tid : 0u,
-		(unsigned)READ_ONCE(rq->cfs.nr_running), (int)READ_ONCE(rq->need_resched),
+		(unsigned)READ_ONCE(rq->nr_running), (int)READ_ONCE(rq->need_resched),
 		(int)READ_ONCE(rq->tick_stopped), READ_ONCE(rq->wake_list) ? "busy" : "empty",
 		(unsigned long long)READ_ONCE(rq->nr_switches), (unsigned long long)READ_ONCE(rq->ticks),
 		(unsigned long long)(READ_ONCE(rq->last_tick_ns) / NSEC_PER_MSEC), timer_ms_or_never(td.next), td.nr,

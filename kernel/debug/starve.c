@@ -46,7 +46,7 @@ static void consider(const struct rq *rq, struct task *p, uint32_t ticks, uint64
 	if (hit->p && ticks <= hit->ticks)
 		return;
 	*hit = (struct starve_hit){ .p = p, .ticks = ticks, .ns = (uint64_t)ns, .where = where,
-				    .queued = rq->cfs.nr_running };
+				    .queued = rq->nr_running };
 }
 
 bool starve_check(const struct rq *rq, uint64_t now, struct starve_hit *hit)
@@ -63,9 +63,12 @@ bool starve_check(const struct rq *rq, uint64_t now, struct starve_hit *hit)
 	 * A queued task may wait long by fairness alone (nice 19 behind 80
 	 * nice-0 tasks waits seconds after each slice): it starves only if
 	 * the CPU is idle, or runs a task whose vruntime is ahead of its own
-	 * by more than the limit, which tick preemption never allows.
+	 * by more than the limit, which tick preemption never allows. Under a
+	 * real-time task fair tasks wait by design (up to the RT throttling
+	 * period), and RT tasks wait on the RT class's invariant
+	 * (rt_check_invariant()), not on this.
 	 */
-	for (struct sched_entity *se = cfs_pick_first(&rq->cfs); se; se = cfs_next(se)) {
+	for (struct sched_entity *se = rq->curr->prio > 0 ? NULL : cfs_pick_first(&rq->cfs); se; se = cfs_next(se)) {
 		struct task *p = task_of_se(se);
 		int64_t behind = rq->curr->is_idle ? INT64_MAX : (int64_t)(rq->curr->se.vruntime - se->vruntime);
 

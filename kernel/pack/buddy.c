@@ -57,7 +57,7 @@ int buddy_select(const struct task *p, int cpu, int *target)
 			return BUDDY_WAITING;
 	}
 	/* Nothing queued there: usage << 0 > period cannot hold, no average needed. */
-	buddy_running = READ_ONCE(cpu_rq(buddy)->cfs.nr_running);
+	buddy_running = READ_ONCE(cpu_rq(buddy)->nr_running);
 	if (buddy_running > 0) {
 		rq_avg_read(buddy, &ba);
 		if (pelt_is_buddy_busy(ba.usage_avg_sum, ba.runnable_avg_period, buddy_running))

@@ -89,7 +89,7 @@ static uint64_t tick_period_ns(void)
  */
 static inline void rq_avg_sync(struct rq *rq, uint64_t now)
 {
-	bool running = !rq->curr->is_idle, runnable = running || rq->cfs.nr_running > 0;
+	bool running = !rq->curr->is_idle, runnable = running || rq->nr_running > 0;
 
 	if (running == rq->avg_running && runnable == rq->avg_runnable)
 		return;
@@ -104,6 +104,31 @@ static void update_task_avg(struct task *p, uint64_t now, bool runnable, bool ru
 	pelt_update(&p->se.avg, now, runnable, running);
 	trace_pelt_se(p);
 }
+
+/* Run the class work (RT push/pull) that the lock holder asked for: after the unlock. */
+static void __attribute__((noinline)) run_class_work(struct rq *rq, unsigned int work)
+{
+	for (int i = 0; work; i++, work >>= 1)
+		if (work & 1u)
+			sched_class_order[i]->balance(rq);
+}
+
+/* Unlock @rq, then do the class work queued under it; returns whether there was some. */
+static inline bool rq_unlock(struct rq *rq)
+{
+	unsigned int work = rq->class_work;
+
+	rq->class_work = 0;
+	spin_unlock(&rq->lock);
+	if (__builtin_expect(work != 0, 0)) {
+		run_class_work(rq, work);
+		return true;
+	}
+	return false;
+}
+
+static int select_task_rq(struct task *p, int prev_cpu, bool wakeup);
+static void enqueue_on(struct task *p, int target, int flags);
 
 /* ---------------------------------------------------------------- tick */
 
@@ -223,23 +248,93 @@ void sched_tick(void)
 	rq->ticks++;
 	pelt_update(&rq->avg, now, rq->avg_runnable, rq->avg_running);
 	trace_pelt_cfs(rq->cpu, &rq->avg);
-	KASSERT_DEBUG((rq->cfs.nr_running >= 2) == cpumask_test(&sched_overloaded, rq->cpu));
+	if (rq->avg_rt_running)	/* else it only decays: brought up to date when read or when RT runs */
+		pelt_update(&rq->avg_rt, now, true, true);
+	KASSERT_DEBUG((rq->nr_running >= 2) == cpumask_test(&sched_overloaded, rq->cpu));
 	if (!rq->curr->is_idle) {
 		update_task_avg(rq->curr, now, true, true);
-		cfs_update_curr(&rq->cfs, now);
-		if (rq->cfs.nr_running > 1 && cfs_tick_should_preempt(&rq->cfs))
-			rq->need_resched = true;
+		sched_class_call(rq->curr->sched_class, tick, rq, rq->curr, now);
 	}
 	starving = debug_tick_locked(rq, now, &starved);
-	spin_unlock(&rq->lock);
+	rq_unlock(rq);
 	balance_tick(rq, now);
 	debug_tick_unlocked(rq, starving, &starved);
 }
 
 /* ---------------------------------------------------------------- core */
 
-static int select_task_rq(struct task *p, int prev_cpu, bool wakeup);
-static void enqueue_on(struct task *p, int target, int flags);
+/* The class-neutral counts beside the class's own queue: every enqueue and dequeue comes here. */
+static inline void enqueue_task(struct rq *rq, struct task *p, int flags)
+{
+	if (p->sched_class == &fair_sched_class) {
+		fair_enqueue(rq, p, flags);
+	} else {
+		p->sched_class->enqueue(rq, p, flags);
+		rq->nr_outside_fair++;
+	}
+	rq->nr_running++;
+	rq->class_nr[p->sched_class->idx]++;
+	rq_overload_update(rq);
+}
+
+static inline void dequeue_task(struct rq *rq, struct task *p, int flags)
+{
+	KASSERT_DEBUG(rq->nr_running > 0 && rq->class_nr[p->sched_class->idx] > 0);
+	if (p->sched_class == &fair_sched_class) {
+		fair_dequeue(rq, p, flags);
+	} else {
+		p->sched_class->dequeue(rq, p, flags);
+		rq->nr_outside_fair--;
+	}
+	rq->nr_running--;
+	rq->class_nr[p->sched_class->idx]--;
+	rq_overload_update(rq);
+}
+
+/* Should @p, just queued on @rq, take the CPU from curr? A higher class always does. */
+static inline bool wakeup_preempts(const struct rq *rq, const struct task *p)
+{
+	const struct task *curr = rq->curr;
+
+	if (curr->is_idle)
+		return true;
+	if (p->sched_class == curr->sched_class)
+		return sched_class_call(p->sched_class, check_preempt, rq, p);
+	return p->sched_class->idx < curr->sched_class->idx;
+}
+
+/*
+ * The first class with a runnable task picks (and makes it its curr);
+ * @prev's class, if another one picked and @prev is still queued, puts
+ * @prev back. The idle class always has one (its class_nr is 1), so the
+ * loop ends there at the latest. With only fair tasks queued (prev, if of
+ * another class, has left the queue), the fair class picks directly.
+ */
+static inline struct task *pick_next_task(struct rq *rq, struct task *prev, bool yield, uint64_t now)
+{
+	const struct sched_class *prev_class = prev->sched_class;
+
+	/* Every queued task fair (the common case): the fair class picks, else the idle task runs. */
+	if (!rq->nr_outside_fair) {
+		struct task *next = fair_pick_next(rq, prev, yield, now);
+
+		return next ? next : rq->idle;
+	}
+	for (int i = 0;; i++) {
+		const struct sched_class *c = sched_class_order[i];
+		struct task *next;
+
+		KASSERT_DEBUG(i < sched_nr_classes);
+		if (!rq->class_nr[i] && c != prev_class)
+			continue;
+		next = c->pick_next(rq, prev, yield, now);	/* the fast path above inlines the fair class's */
+		if (!next)
+			continue;
+		if (c != prev_class && prev->on_rq)
+			sched_class_call(prev_class, put_prev, rq, prev);
+		return next;
+	}
+}
 
 bool double_rq_trylock(struct rq *a, struct rq *b)
 {
@@ -253,6 +348,15 @@ bool double_rq_trylock(struct rq *a, struct rq *b)
 		return false;
 	}
 	return true;
+}
+
+void double_rq_lock(struct rq *a, struct rq *b)
+{
+	struct rq *first = a->cpu < b->cpu ? a : b, *second = a->cpu < b->cpu ? b : a;
+
+	KASSERT(a != b);
+	spin_lock(&first->lock);
+	spin_lock(&second->lock);
 }
 
 void double_rq_unlock(struct rq *a, struct rq *b)
@@ -276,17 +380,16 @@ static void activate(struct rq *rq, struct task *p, int flags)
 	KASSERT_DEBUG(!p->on_rq && p->cpu == rq->cpu);
 	/* Woken: it slept until now. New or moved: it was waiting to run. */
 	update_task_avg(p, rq->clock, !(flags & ENQ_WAKEUP), false);
-	if (rq->cfs.curr)
-		cfs_update_curr(&rq->cfs, rq->clock);
-	cfs_enqueue(&rq->cfs, &p->se, flags);
-	rq_overload_update(rq);
+	if (!rq->curr->is_idle)
+		sched_class_call(rq->curr->sched_class, update_curr, rq, rq->clock);
+	enqueue_task(rq, p, flags);
 	rq_avg_sync(rq, rq->clock);
 	p->on_rq = true;
 	p->state = TASK_RUNNABLE;
 	p->wait_start_ns = rq->clock;
 	debug_wait_begins(p, rq, rq->clock);
 	task_history(p, TEV_ENQUEUE, rq->cpu, flags);
-	if (rq->curr->is_idle || cfs_wakeup_should_preempt(&rq->cfs, &p->se))
+	if (wakeup_preempts(rq, p))
 		rq->need_resched = true;
 	arch_cost(COST_WAKEUP);	/* after the timestamp: the wakee waits while it is spent */
 }
@@ -297,8 +400,7 @@ void migrate_task_locked(struct task *p, struct rq *src, struct rq *dst)
 
 	KASSERT(p->on_rq && p->cpu == src->cpu && src->curr != p && task_allowed_on(p, dst->cpu));
 	update_task_avg(p, now, true, false);
-	cfs_dequeue(&src->cfs, &p->se, DEQ_MIGRATE);
-	rq_overload_update(src);
+	dequeue_task(src, p, DEQ_MIGRATE);
 	rq_avg_sync(src, now);
 	p->on_rq = false;
 	p->cpu = dst->cpu;
@@ -307,6 +409,17 @@ void migrate_task_locked(struct task *p, struct rq *src, struct rq *dst)
 	task_history(p, TEV_MIGRATE, dst->cpu, src->cpu);
 	dst->clock = now;
 	activate(dst, p, ENQ_MIGRATED);
+}
+
+/* The RT average accrues while an RT task runs: brought up to date when that changes. */
+static void rq_avg_rt_sync(struct rq *rq, const struct task *next, uint64_t now)
+{
+	bool rt = next->prio > 0;
+
+	if (rt == rq->avg_rt_running)
+		return;
+	pelt_update(&rq->avg_rt, now, rq->avg_rt_running, rq->avg_rt_running);
+	rq->avg_rt_running = rt;
 }
 
 static void account_switch(struct rq *rq, const struct task *prev, bool prev_idle, uint64_t now)
@@ -324,7 +437,6 @@ static void schedule_locked(struct rq *rq)
 {
 	struct task *prev = rq->curr, *next;
 	bool prev_idle = prev->is_idle;	/* once: the atomics below would reload it */
-	struct sched_entity *se;
 	uint64_t now = arch_now_ns();
 
 	/* A timer callback must not switch: timers_run() would be left half done. */
@@ -333,15 +445,13 @@ static void schedule_locked(struct rq *rq)
 	debug_schedule(rq, now);
 	if (!prev_idle) {
 		update_task_avg(prev, now, true, true);
-		cfs_update_curr(&rq->cfs, now);
+		sched_class_call(prev->sched_class, update_curr, rq, now);
 		if (prev->state != TASK_RUNNABLE) {
-			cfs_dequeue(&rq->cfs, &prev->se, DEQ_SLEEP);
-			rq_overload_update(rq);
+			dequeue_task(rq, prev, DEQ_SLEEP);
 			prev->on_rq = false;
 		} else if (!task_allowed_on(prev, rq->cpu)) {
 			/* Its affinity changed while it ran: push it after the switch. */
-			cfs_dequeue(&rq->cfs, &prev->se, DEQ_MIGRATE);
-			rq_overload_update(rq);
+			dequeue_task(rq, prev, DEQ_MIGRATE);
 			prev->on_rq = false;
 			prev->state = TASK_WAKING;
 			KASSERT(!rq->deferred_push);
@@ -350,15 +460,15 @@ static void schedule_locked(struct rq *rq)
 		}
 	}
 	/* Linux's skip buddy: a yielding task gives way to any other runnable one. */
-	se = cfs_pick_next(&rq->cfs, rq->yield_skip == prev);
+	next = pick_next_task(rq, prev, rq->yield_skip == prev, now);
 	rq->yield_skip = NULL;
-	next = se ? task_of_se(se) : rq->idle;
 	rq->need_resched = false;
 	if (next == prev)
 		return;
-	if (se)
+	if (!next->is_idle)
 		update_task_avg(next, now, true, false);	/* it was waiting */
-	cfs_set_next(&rq->cfs, se, now);
+	if (prev->sched_class != next->sched_class)
+		rq_avg_rt_sync(rq, next, now);
 	if (prev_idle) {
 		if (rq->tick_stopped)
 			tick_start(rq, now);
@@ -382,18 +492,27 @@ static void schedule_locked(struct rq *rq)
 
 /*
  * After a switch: release the rq lock the switching-out task took and run
- * the wake-up it deferred. IRQs stay off.
+ * the wake-up it deferred. IRQs stay off. Returns whether class work ran
+ * (an RT pull: the CPU may have to switch again).
  */
-static void finish_switch(void)
+static bool __attribute__((noinline)) finish_switch_deferred(struct rq *rq);
+
+static inline bool finish_switch(void)
 {
 	struct rq *rq = this_rq();
-	struct task *w, *push, *dead;
 
 	debug_finish_switch(rq);
-	if (!rq->has_deferred) {	/* the common case: no exit, no push */
-		spin_unlock(&rq->lock);
-		return;
-	}
+	if (__builtin_expect(!rq->has_deferred, 1))	/* the common case: no exit, no push */
+		return rq_unlock(rq);
+	return finish_switch_deferred(rq);
+}
+
+/* The exit's wake-up, a freed task, a push: apart, so the common switch stays short. */
+static bool finish_switch_deferred(struct rq *rq)
+{
+	struct task *w, *push, *dead;
+	bool work;
+
 	w = rq->deferred_wake;
 	push = rq->deferred_push;
 	dead = rq->deferred_free;
@@ -401,7 +520,7 @@ static void finish_switch(void)
 	rq->deferred_wake = NULL;
 	rq->deferred_push = NULL;
 	rq->deferred_free = NULL;
-	spin_unlock(&rq->lock);
+	work = rq_unlock(rq);
 	if (w)
 		wake_up(w);
 	if (dead)
@@ -414,6 +533,7 @@ static void finish_switch(void)
 		push->cpu = target;
 		enqueue_on(push, target, ENQ_MIGRATED);
 	}
+	return work;
 }
 
 void sched_finish_switch(void)
@@ -431,8 +551,14 @@ static void schedule(bool yield)
 	spin_lock(&rq->lock);
 	if (yield)
 		rq->yield_skip = rq->curr;
-	schedule_locked(rq);
-	finish_switch();
+	/* The class work after the switch (an RT pull) may have brought a task that outranks us. */
+	for (;;) {
+		schedule_locked(rq);
+		if (__builtin_expect(!finish_switch(), 1) || !READ_ONCE(this_rq()->need_resched))
+			break;
+		rq = this_rq();
+		spin_lock(&rq->lock);
+	}
 	arch_irq_restore(flags);
 }
 
@@ -463,7 +589,7 @@ static void drain_wake_list(struct rq *rq)
 		list = p->wake_next;
 		activate(rq, p, p->wake_flags);
 	}
-	spin_unlock(&rq->lock);
+	rq_unlock(rq);
 }
 
 void sched_ipi(void)
@@ -502,38 +628,23 @@ void sched_cpu_online(int cpu)
 }
 
 /*
- * Where a task runs when it wakes (@wakeup) or is placed anew. The one
- * place that decides placement: first the placement policy's choice (a
- * light waking task to its CPU's pack buddy, ...: include/kernel/pack/pack.h);
- * else, for a wake-up, the waker's CPU or prev and an idle CPU of that
- * one's cluster (select_wake_fallback()), and for a new task the idlest
- * CPU machine-wide (select_idlest_cpu()): kernel/sched/select.c.
+ * Where a task runs when it wakes (@wakeup) or is placed anew: its class
+ * decides (the fair class: the placement policy, then the seeds' kernel's
+ * fallbacks, kernel/sched/select.c; the RT class: the lowest-priority CPU).
  */
 static int select_task_rq(struct task *p, int prev_cpu, bool wakeup)
 {
+	int cpu;
+
 	/* One CPU allowed: nothing to decide (Linux skips the class's placement too). */
 	if (p->nr_cpus_allowed == 1) {
-		int cpu = cpumask_first(&p->cpus_allowed);
-
+		cpu = cpumask_first(&p->cpus_allowed);
 		if (sched_cpu_online_now(cpu))
 			return cpu;
 	}
-	if (wakeup) {
-		const struct pack_policy *policy = READ_ONCE(sched_topo.policy);
-
-		arch_cost(COST_SELECT);
-		int target = -1;
-		int why = policy->select(p, prev_cpu, &target);
-
-		pack_count(prev_cpu, why);
-		trace_sched_pack(p, prev_cpu, policy, why, target);
-		if (target >= 0) {
-			KASSERT_DEBUG(task_allowed_on(p, target));
-			return target;
-		}
-		return select_wake_fallback(p, prev_cpu, arch_cpu_id());
-	}
-	return select_idlest_cpu(p, prev_cpu);
+	cpu = sched_class_call(p->sched_class, select_rq, p, prev_cpu, wakeup);
+	KASSERT_DEBUG(task_allowed_on(p, cpu));
+	return cpu;
 }
 
 int sched_select_task_rq(struct task *p, int prev_cpu, bool wakeup)
@@ -565,7 +676,7 @@ static void enqueue_on(struct task *p, int target, int flags)
 		spin_lock(&rq->lock);
 		rq->clock = arch_now_ns();
 		activate(rq, p, flags);
-		spin_unlock(&rq->lock);
+		rq_unlock(rq);
 		return;
 	}
 	/* Lock-free push onto the target's wake list, then kick it. */
@@ -630,13 +741,16 @@ bool wake_up(struct task *p)
 		task_history(p, TEV_WAKEUP, target, target);
 		rq->clock = arch_now_ns();
 		activate(rq, p, ENQ_WAKEUP);
-		spin_unlock(&rq->lock);
+		rq_unlock(rq);
 		arch_irq_restore(flags);
 		return true;
 	}
 	p->state = TASK_WAKING;
-	/* Make vruntime relative to the old queue; the new one rebases it. */
-	p->se.vruntime -= cfs_min_vruntime(&rq->cfs);
+	/* The class makes what it keeps relative to the old queue (fair: vruntime); the new one rebases it. */
+	if (p->sched_class == &fair_sched_class)
+		fair_migrate(rq, p);
+	else if (p->sched_class->migrate)
+		p->sched_class->migrate(rq, p);
 	if (target != rq->cpu) {
 		p->nr_migrations++;
 		trace_sched_migrate(arch_cpu_id(), p, rq->cpu, target);
@@ -670,6 +784,16 @@ void sched_block(void)
 void task_yield(void)
 {
 	schedule(true);
+}
+
+void sched_preempt_point(void)
+{
+	unsigned long flags = arch_irq_save();
+	bool resched = this_rq()->need_resched;
+
+	arch_irq_restore(flags);
+	if (resched)
+		schedule(false);
 }
 
 static void sleep_timer_fn(struct timer *t)
@@ -799,6 +923,17 @@ int task_join(struct task *t)
 
 /* ---------------------------------------------------------------- idle */
 
+/* Tasks queued here that may not run now (a throttled class's): the idle loop sleeps beside them. */
+static unsigned int nr_throttled(const struct rq *rq)
+{
+	unsigned int n = 0;
+
+	for (int i = 0; i < sched_nr_classes; i++)
+		if (rq->class_nr[i] && sched_class_order[i]->nr_throttled)
+			n += sched_class_order[i]->nr_throttled(rq);
+	return n;
+}
+
 void sched_idle_loop(void)
 {
 	for (;;) {
@@ -812,7 +947,7 @@ void sched_idle_loop(void)
 			rq->newidle = false;
 			balance_newidle(rq);
 		}
-		if (!rq->need_resched && rq->cfs.nr_running == 0) {
+		if (!rq->need_resched && rq->nr_running == nr_throttled(rq)) {
 			uint64_t next_timer = tick_stop_idle(rq);
 
 			inject_delay(INJECT_IDLE);	/* a wake-up now must still end the WFI */
@@ -829,6 +964,7 @@ void sched_init(int cpus)
 {
 	KASSERT(cpus > 0 && cpus <= CONFIG_NR_CPUS);
 	KASSERT(sched_hz > 0);
+	sched_classes_init();
 	sched_cpu_count = cpus;
 	memset(&idle_hint, 0, sizeof(idle_hint));
 	memset(&sched_cpus_online, 0, sizeof(sched_cpus_online));
@@ -844,9 +980,13 @@ void sched_init(int cpus)
 		memset(rq, 0, sizeof(*rq));
 		rq->lock = (spinlock_t)SPINLOCK_INIT;
 		rq->cpu = cpu;
+		rq->class_nr[sched_idle_class()->idx] = 1;	/* its idle task: pick_next_task() ends there */
 		rq->tick_skew_ns = (uint32_t)(tick_ns / 2 / (uint64_t)cpus * (uint64_t)cpu);
 		pelt_init(&rq->avg, 0);
-		cfs_rq_init(&rq->cfs);
+		pelt_init(&rq->avg_rt, 0);
+		for (int i = 0; i < sched_nr_classes; i++)
+			if (sched_class_order[i]->init_rq)
+				sched_class_order[i]->init_rq(rq);
 		timer_setup(&tick_timers[cpu], tick_fn, rq);
 	}
 	task_stacks_guard();
@@ -872,11 +1012,144 @@ void task_set_nice(struct task *p, int nice)
 	struct rq *rq = task_rq_lock(p);
 
 	KASSERT(nice >= NICE_MIN && nice <= NICE_MAX && !p->is_idle);
-	if (rq->curr == p)
-		cfs_update_curr(&rq->cfs, arch_now_ns());
-	cfs_reweight(&rq->cfs, &p->se, nice);
+	fair_set_nice(rq, p, nice, arch_now_ns());
 	spin_unlock(&rq->lock);
 	arch_irq_restore(flags);
+}
+
+/*
+ * Lock @p's rq once @p is not on its way to a CPU (TASK_WAKING: on a wake
+ * list, its class's enqueue still to come, which a change of class must
+ * not overtake).
+ */
+static struct rq *task_rq_lock_settled(struct task *p)
+{
+	for (;;) {
+		struct rq *rq = task_rq_lock(p);
+
+		if (p->state != TASK_WAKING)
+			return rq;
+		spin_unlock(&rq->lock);
+		cpu_relax();
+	}
+}
+
+/* @p takes the class and effective priority its policy and PI boost give. @rq (p's) locked. */
+static void task_apply_prio(struct rq *rq, struct task *p)
+{
+	int prio = p->rt_priority > p->pi_prio ? p->rt_priority : p->pi_prio;
+	const struct sched_class *from = p->sched_class;
+	const struct sched_class *to = sched_class_of_policy(prio > 0 ? SCHED_FIFO : p->policy);
+	bool running = rq->curr == p, queued = p->on_rq;
+	int old = p->prio;
+	uint64_t now = arch_now_ns();
+
+	KASSERT(to && !p->is_idle);
+	if (to == from && prio == old)
+		return;		/* its place in its queue is kept (sched(7)) */
+	rq->clock = now;
+	if (running) {
+		update_task_avg(p, now, true, true);
+		from->update_curr(rq, now);
+	}
+	if (queued)
+		dequeue_task(rq, p, 0);
+	p->prio = prio;
+	p->sched_class = to;
+	if (to != from && to->switched_to)
+		to->switched_to(rq, p);
+	if (queued) {
+		/* sched(7): a lowered priority goes to the head of its new list, a raised one to the tail. */
+		enqueue_task(rq, p, prio < old ? ENQ_HEAD : 0);
+		if (running)
+			to->set_curr(rq, p, now);
+		rq_avg_rt_sync(rq, rq->curr, now);
+		if (running || wakeup_preempts(rq, p))
+			resched_cpu(rq->cpu);	/* a lowered curr may now lose the CPU; a raised waiter take it */
+	}
+}
+
+static bool policy_prio_valid(int policy, int prio)
+{
+	if (policy == SCHED_OTHER)
+		return prio == 0;
+	if (policy == SCHED_FIFO || policy == SCHED_RR)
+		return prio >= RT_PRIO_MIN && prio <= RT_PRIO_MAX;
+	return false;
+}
+
+int task_setscheduler(struct task *p, int policy, int prio)
+{
+	unsigned long flags;
+	struct rq *rq;
+	int rc = -1;
+
+	if (!policy_prio_valid(policy, prio) || p->is_idle)
+		return -1;
+	flags = arch_irq_save();
+	rq = task_rq_lock_settled(p);
+	if (p->state != TASK_EXITED && p->state != TASK_FREE) {
+		p->policy = policy;
+		p->rt_priority = prio;
+		if (policy == SCHED_RR)
+			p->rt.time_slice = sched_rr_timeslice_ns;
+		task_apply_prio(rq, p);
+		rc = 0;
+	}
+	rq_unlock(rq);
+	arch_irq_restore(flags);
+	sched_preempt_point();	/* the caller may have just lowered itself, or raised a task of its CPU */
+	return rc;
+}
+
+void task_set_effective_prio(struct task *p, int prio)
+{
+	unsigned long flags = arch_irq_save();
+	struct rq *rq = task_rq_lock_settled(p);
+
+	KASSERT(prio >= 0 && prio <= RT_PRIO_MAX);
+	p->pi_prio = prio;
+	if (p->state != TASK_EXITED && p->state != TASK_FREE)
+		task_apply_prio(rq, p);
+	rq_unlock(rq);
+	arch_irq_restore(flags);
+}
+
+int task_set_spawn_policy(int policy, int prio)
+{
+	struct task *self = current_task();
+
+	if (!policy_prio_valid(policy, prio))
+		return -1;
+	self->spawn_policy = policy;
+	self->spawn_prio = prio;
+	return 0;
+}
+
+const char *sched_policy_short(int policy)
+{
+	switch (policy) {
+	case SCHED_OTHER: return "TS";
+	case SCHED_FIFO: return "FF";
+	case SCHED_RR: return "RR";
+	case SCHED_BATCH: return "B";
+	case SCHED_IDLE: return "IDL";
+	case SCHED_DEADLINE: return "DLN";
+	default: return "?";
+	}
+}
+
+const char *sched_policy_name(int policy)
+{
+	switch (policy) {
+	case SCHED_OTHER: return "SCHED_OTHER";
+	case SCHED_FIFO: return "SCHED_FIFO";
+	case SCHED_RR: return "SCHED_RR";
+	case SCHED_BATCH: return "SCHED_BATCH";
+	case SCHED_IDLE: return "SCHED_IDLE";
+	case SCHED_DEADLINE: return "SCHED_DEADLINE";
+	default: return "SCHED_?";
+	}
 }
 
 int task_set_affinity(struct task *p, uint32_t cpus_allowed)
@@ -896,8 +1169,7 @@ int task_set_affinity(struct task *p, uint32_t cpus_allowed)
 			/* schedule_locked pushes it away when it next switches out. */
 			resched_cpu(rq->cpu);
 		} else {
-			cfs_dequeue(&rq->cfs, &p->se, DEQ_MIGRATE);
-			rq_overload_update(rq);
+			dequeue_task(rq, p, DEQ_MIGRATE);
 			rq_avg_sync(rq, arch_now_ns());
 			p->on_rq = false;
 			p->state = TASK_WAKING;
@@ -920,17 +1192,34 @@ struct place_count {
 	int curr, queued, wake_listed;
 };
 
+struct queued_find {
+	const struct task *p;
+	int n;
+};
+
+/* Queued means waiting: curr, which the classes list too, is counted apart. */
+static void count_queued(const struct task *q, void *arg)
+{
+	struct queued_find *qf = arg;
+
+	if (q == qf->p && cpu_rq(q->cpu)->curr != q)
+		qf->n++;
+}
+
 static void count_places(const struct task *p, struct place_count *pc)
 {
 	pc->curr = pc->queued = pc->wake_listed = 0;
 	for (int cpu = 0; cpu < sched_cpu_count; cpu++) {
 		struct rq *rq = &runqueues[cpu];
 
+		struct queued_find qf = { .p = p };
+
 		if (rq->curr == p)
 			pc->curr++;
-		for (const struct sched_entity *se = cfs_pick_first(&rq->cfs); se; se = cfs_next(se))
-			if (se == &p->se)
-				pc->queued++;
+		for (int i = 0; i < sched_nr_classes; i++)
+			if (sched_class_order[i]->for_each_queued)
+				sched_class_order[i]->for_each_queued(rq, count_queued, &qf);
+		pc->queued += qf.n;
 		for (const struct task *w = READ_ONCE(rq->wake_list); w; w = w->wake_next)
 			if (w == p)
 				pc->wake_listed++;
@@ -955,7 +1244,7 @@ static void check_task(const struct task *p, void *arg)
 	case TASK_RUNNABLE:
 		/* Running or queued, on its own rq, and nowhere else. */
 		KASSERT(pc.curr + pc.queued == 1 && pc.wake_listed == 0 && p->on_rq);
-		KASSERT(pc.curr ? runqueues[p->cpu].curr == p : p->se.on_rq);
+		KASSERT(pc.curr ? runqueues[p->cpu].curr == p : pc.queued == 1);
 		break;
 	case TASK_WAKING:
 		/* On a wake list, or between the waker's unlock and its push. */
@@ -982,12 +1271,22 @@ int sched_check_invariants(void)
 	for (int cpu = 0; cpu < sched_cpu_count; cpu++) {
 		const struct rq *rq = &runqueues[cpu];
 
-		KASSERT(cfs_check(&rq->cfs));
+		unsigned int nr = 0;
+
+		for (int i = 0; i < sched_nr_classes; i++) {
+			const struct sched_class *c = sched_class_order[i];
+
+			KASSERT(!c->check || c->check(rq));
+			if (!c->idle)
+				nr += rq->class_nr[i];
+		}
+		KASSERT(nr == rq->nr_running);
 		/* rq_avg_sync() ran after every change of curr or of the queue. */
 		if (!rq->curr)
 			continue;	/* not brought up */
+		KASSERT(rq->curr->is_idle || rq->curr->sched_class->idx < sched_nr_classes);
 		KASSERT(rq->avg_running == !rq->curr->is_idle);
-		KASSERT(rq->avg_runnable == (rq->avg_running || rq->cfs.nr_running > 0));
+		KASSERT(rq->avg_runnable == (rq->avg_running || rq->nr_running > 0));
 	}
 	sched_for_each_task(check_task, &ctx);
 	for (int cpu = sched_cpu_count - 1; cpu >= 0; cpu--)
@@ -1008,7 +1307,7 @@ void rq_avg_read(int cpu, struct sched_avg *out)
 	 * as idle time, so a long-idle CPU does not look as busy as when it
 	 * stopped.
 	 */
-	if (READ_ONCE(rq->curr)->is_idle && READ_ONCE(rq->cfs.nr_running) == 0)
+	if (READ_ONCE(rq->curr)->is_idle && READ_ONCE(rq->nr_running) == 0)
 		pelt_update(out, arch_now_ns(), false, false);
 }
 

@@ -4,6 +4,18 @@
 #include <string.h>
 
 #include "kernel/lib/panic.h"
+#include "arch/cost.h"
+#include "arch/cpu.h"
+#include "kernel/sched/sched_internal.h"
+#include "kernel/trace/trace.h"
+
+/*
+ * On the switch path: inlined into the core's calls (the kernel links with
+ * LTO; include/kernel/sched/class.h's sched_class_call()), as they were
+ * before the class table, where their several callers made GCC keep them
+ * apart (ctxsw 318 -> 398 instructions).
+ */
+#define HOT_INLINE __attribute__((always_inline)) inline
 
 /*
  * Weight per nice level: each step is ~1.25x, so one nice level apart
@@ -211,7 +223,7 @@ struct sched_entity *cfs_next(const struct sched_entity *se)
 	return node_se(rb_next(&se->run_node));
 }
 
-struct sched_entity *cfs_pick_next(const struct cfs_rq *cfs, bool curr_yields)
+HOT_INLINE struct sched_entity *cfs_pick_next(const struct cfs_rq *cfs, bool curr_yields)
 {
 	struct sched_entity *curr = cfs->curr, *left = cfs_pick_first(cfs);
 
@@ -243,7 +255,7 @@ static void timeline_swap(struct cfs_rq *cfs, struct sched_entity *prev, struct 
 	rb_erase(&cfs->timeline, &next->run_node);
 }
 
-void cfs_set_next(struct cfs_rq *cfs, struct sched_entity *next, uint64_t now)
+HOT_INLINE void cfs_set_next(struct cfs_rq *cfs, struct sched_entity *next, uint64_t now)
 {
 	struct sched_entity *prev = cfs->curr;
 
@@ -321,3 +333,150 @@ bool cfs_check(const struct cfs_rq *cfs)
 	}
 	return n == cfs->nr_running && load == cfs->load_weight;
 }
+
+/* ---------------------------------------------------------------- the class */
+
+/*
+ * The fair class's table (include/kernel/sched/class.h): the arithmetic
+ * above on each rq's cfs queue, SCHED_OTHER tasks. Its placement is the
+ * project's: the placement policy (include/kernel/pack/pack.h), then the
+ * seeds' kernel's fallbacks (kernel/sched/select.c); its load balancing is
+ * kernel/sched/balance.c.
+ */
+
+static void fair_init_rq(struct rq *rq)
+{
+	cfs_rq_init(&rq->cfs);
+}
+
+HOT_INLINE void fair_enqueue(struct rq *rq, struct task *p, int flags)
+{
+	cfs_enqueue(&rq->cfs, &p->se, flags);
+}
+
+HOT_INLINE void fair_dequeue(struct rq *rq, struct task *p, int flags)
+{
+	cfs_dequeue(&rq->cfs, &p->se, flags);
+}
+
+HOT_INLINE struct task *fair_pick_next(struct rq *rq, struct task *prev, bool yield, uint64_t now)
+{
+	struct sched_entity *se = cfs_pick_next(&rq->cfs, yield);
+
+	(void)prev;
+	cfs_set_next(&rq->cfs, se, now);
+	return se ? task_of_se(se) : NULL;
+}
+
+void fair_put_prev(struct rq *rq, struct task *prev)
+{
+	(void)prev;
+	cfs_set_next(&rq->cfs, NULL, 0);	/* back in the tree if still runnable */
+}
+
+static void fair_set_curr(struct rq *rq, struct task *p, uint64_t now)
+{
+	cfs_set_next(&rq->cfs, &p->se, now);
+}
+
+HOT_INLINE void fair_update_curr(struct rq *rq, uint64_t now)
+{
+	cfs_update_curr(&rq->cfs, now);
+}
+
+HOT_INLINE void fair_tick(struct rq *rq, struct task *curr, uint64_t now)
+{
+	(void)curr;
+	cfs_update_curr(&rq->cfs, now);
+	if (rq->cfs.nr_running > 1 && cfs_tick_should_preempt(&rq->cfs))
+		rq->need_resched = true;
+}
+
+HOT_INLINE bool fair_check_preempt(const struct rq *rq, const struct task *p)
+{
+	return cfs_wakeup_should_preempt(&rq->cfs, &p->se);
+}
+
+/*
+ * A wake-up: the placement policy's choice (a light waking task to its
+ * CPU's pack buddy, ...), else the waker's CPU or prev and an idle CPU of
+ * that one's cluster (select_wake_fallback()); a new task: the idlest CPU
+ * machine-wide (select_idlest_cpu()). Packing is the fair class's only,
+ * as in the seeds.
+ */
+int fair_select_rq(struct task *p, int prev_cpu, bool wakeup)
+{
+	if (wakeup) {
+		const struct pack_policy *policy = READ_ONCE(sched_topo.policy);
+		int target = -1, why;
+
+		arch_cost(COST_SELECT);
+		why = policy->select(p, prev_cpu, &target);
+		pack_count(prev_cpu, why);
+		trace_sched_pack(p, prev_cpu, policy, why, target);
+		if (target >= 0) {
+			KASSERT_DEBUG(task_allowed_on(p, target));
+			return target;
+		}
+		return select_wake_fallback(p, prev_cpu, arch_cpu_id());
+	}
+	return select_idlest_cpu(p, prev_cpu);
+}
+
+/* Leaving @src: vruntime relative to its min_vruntime, which the next queue adds its own to (ENQ_MIGRATED). */
+void fair_migrate(struct rq *src, struct task *p)
+{
+	p->se.vruntime -= cfs_min_vruntime(&src->cfs);
+}
+
+/* From another class: it starts level with the queue, neither owed nor owing (its old vruntime is stale). */
+static void fair_switched_to(struct rq *rq, struct task *p)
+{
+	p->se.vruntime = cfs_min_vruntime(&rq->cfs);
+}
+
+static void fair_balance(struct rq *rq)
+{
+	(void)rq;	/* the fair class balances from the tick and the idle loop (balance.c) */
+}
+
+static void fair_for_each_queued(const struct rq *rq, void (*fn)(const struct task *p, void *arg), void *arg)
+{
+	if (rq->cfs.curr)
+		fn(task_of_se(rq->cfs.curr), arg);
+	for (struct sched_entity *se = cfs_pick_first(&rq->cfs); se; se = cfs_next(se))
+		fn(task_of_se(se), arg);
+}
+
+static bool fair_check(const struct rq *rq)
+{
+	return cfs_check(&rq->cfs);
+}
+
+void fair_set_nice(struct rq *rq, struct task *p, int nice, uint64_t now)
+{
+	if (rq->cfs.curr == &p->se)
+		cfs_update_curr(&rq->cfs, now);
+	cfs_reweight(&rq->cfs, &p->se, nice);
+}
+
+struct sched_class fair_sched_class = {
+	.name = "fair",
+	.policies = SCHED_POLICY_BIT(SCHED_OTHER),
+	.init_rq = fair_init_rq,
+	.enqueue = fair_enqueue,
+	.dequeue = fair_dequeue,
+	.pick_next = fair_pick_next,
+	.put_prev = fair_put_prev,
+	.set_curr = fair_set_curr,
+	.update_curr = fair_update_curr,
+	.tick = fair_tick,
+	.check_preempt = fair_check_preempt,
+	.select_rq = fair_select_rq,
+	.migrate = fair_migrate,
+	.switched_to = fair_switched_to,
+	.balance = fair_balance,
+	.for_each_queued = fair_for_each_queued,
+	.check = fair_check,
+};
+SCHED_CLASS(fair_sched_class, 20);

@@ -22,6 +22,9 @@ static inline void debug_tick_unlocked(const struct rq *rq, bool starving, const
 {
 	if (starving)
 		starve_report(rq->cpu, hit);
+	/* Every tick: the N highest-priority RT tasks run (cheap unless RT tasks wait here). */
+	if (READ_ONCE(rq->rt.overloaded))
+		rt_check_invariant(rq->cpu, arch_now_ns(), RT_INVARIANT_GRACE_NS);
 	if (rq->cpu == 0 && rq->ticks % (sched_hz / 2 ? sched_hz / 2 : 1) == 0)
 		sched_check_invariants();
 }

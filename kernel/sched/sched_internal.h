@@ -64,6 +64,11 @@ void starve_report(int cpu, const struct starve_hit *hit);
  * interval tries again.
  */
 bool double_rq_trylock(struct rq *a, struct rq *b);
+/*
+ * Take both, lower CPU first, waiting: only with no rq lock held, for a
+ * move that must happen (the RT class's push and pull), not a balancer's.
+ */
+void double_rq_lock(struct rq *a, struct rq *b);
 void double_rq_unlock(struct rq *a, struct rq *b);
 /* Ask the port to unmap the page below every task stack (sched_init). */
 void task_stacks_guard(void);
@@ -77,7 +82,7 @@ static inline bool cpu_idle_now(int cpu)
 	const struct rq *rq = cpu_rq(cpu);
 	const struct task *curr = READ_ONCE(rq->curr);
 
-	return curr && curr->is_idle && READ_ONCE(rq->cfs.nr_running) == 0 && !READ_ONCE(rq->wake_list) &&
+	return curr && curr->is_idle && READ_ONCE(rq->nr_running) == 0 && !READ_ONCE(rq->wake_list) &&
 	       sched_cpu_online_now(cpu);
 }
 /* @cpu switches to (away from) its idle task: where wake-ups look for idle CPUs. */
@@ -137,7 +142,7 @@ void balance_nohz_kicked(struct rq *rq);		/* we were kicked as the ilb */
 int find_new_ilb(int call_cpu);
 extern cpumask_t nohz_idle_cpus;	/* tickless idle CPUs (atomic words) */
 /*
- * CPUs with a task waiting behind the running one (cfs.nr_running >= 2):
+ * CPUs with a task waiting behind the running one (nr_running >= 2):
  * what the balancer looks for, so a pass over a domain with none costs a
  * few word tests instead of a scan of its CPUs. A hint kept under each rq's
  * lock (rq_overload_update() after every enqueue and dequeue), read without
@@ -149,7 +154,7 @@ extern int sched_nr_overloaded;	/* its CPUs: a newly idle CPU asks in O(1), not 
 #endif
 static inline void rq_overload_update(struct rq *rq)
 {
-	bool over = rq->cfs.nr_running >= 2;
+	bool over = rq->nr_running >= 2;
 
 	if (over != cpumask_test(&sched_overloaded, rq->cpu)) {
 		if (over)

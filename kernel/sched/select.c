@@ -51,7 +51,7 @@ static uint64_t placement_load(int cpu)
 static bool wake_affine(const struct task *p, int this_cpu, int prev_cpu)
 {
 	uint64_t this_load = placement_load(this_cpu), load = placement_load(prev_cpu);
-	unsigned int nr = READ_ONCE(cpu_rq(this_cpu)->cfs.nr_running);
+	unsigned int nr = READ_ONCE(cpu_rq(this_cpu)->nr_running);
 	uint64_t per_task = nr ? this_load / nr : 0;
 
 	if (this_load == 0)

@@ -48,6 +48,7 @@ struct task *task_alloc_idle(int cpu)
 	task_set_cpus(t, &own);
 	cpumask_fill(&t->spawn_cpus, CONFIG_NR_CPUS);	/* what it creates may run anywhere */
 	se_init(&t->se, 0);
+	t->sched_class = sched_idle_class();
 	return t;
 }
 
@@ -61,18 +62,30 @@ static void task_start(void)
 	task_exit(0);
 }
 
-/* Where a task created now may run: @want, online, and the creator's spawn set. */
-static void creation_cpus(const cpumask_t *want, cpumask_t *out, cpumask_t *spawn)
+/*
+ * What a task created now inherits: where it may run (@want, online, and
+ * the creator's spawn set) and its policy (the creator's spawn policy: chrt).
+ */
+static void creation_inherit(const cpumask_t *want, cpumask_t *out, struct task *t)
 {
 	const struct task *creator = sched_nr_cpus() ? current_task() : NULL;
 
 	cpumask_and(out, want, &sched_cpus_online);
+	t->spawn_policy = SCHED_OTHER;
+	t->spawn_prio = 0;
 	if (creator) {
-		*spawn = creator->spawn_cpus;
-		cpumask_and(out, out, spawn);
+		t->spawn_cpus = creator->spawn_cpus;
+		cpumask_and(out, out, &t->spawn_cpus);
+		t->spawn_policy = creator->spawn_policy;
+		t->spawn_prio = creator->spawn_prio;
 	} else {
-		cpumask_fill(spawn, CONFIG_NR_CPUS);
+		cpumask_fill(&t->spawn_cpus, CONFIG_NR_CPUS);
 	}
+	t->policy = t->spawn_policy;
+	t->rt_priority = t->spawn_prio;
+	t->prio = t->spawn_prio;
+	t->sched_class = sched_class_of_policy(t->policy);
+	KASSERT(t->sched_class);
 }
 
 struct task *task_create(const char *name, void (*fn)(void *), void *arg, int nice,
@@ -90,11 +103,11 @@ struct task *task_create(const char *name, void (*fn)(void *), void *arg, int ni
 struct task *task_create_mask(const char *name, void (*fn)(void *), void *arg, int nice,
 			      const cpumask_t *cpus_allowed)
 {
-	cpumask_t cpus, spawn;
+	cpumask_t cpus;
 	unsigned long flags;
-	struct task *t = NULL;
+	struct task *t = NULL, inherit;
 
-	creation_cpus(cpus_allowed, &cpus, &spawn);
+	creation_inherit(cpus_allowed, &cpus, &inherit);
 	if (nice < NICE_MIN || nice > NICE_MAX || cpumask_empty(&cpus))
 		return NULL;
 	flags = spin_lock_irqsave(&tasks_lock);
@@ -116,7 +129,14 @@ struct task *task_create_mask(const char *name, void (*fn)(void *), void *arg, i
 	t->fn = fn;
 	t->arg = arg;
 	task_set_cpus(t, &cpus);
-	t->spawn_cpus = spawn;
+	t->spawn_cpus = inherit.spawn_cpus;
+	t->spawn_policy = inherit.spawn_policy;
+	t->spawn_prio = inherit.spawn_prio;
+	t->policy = inherit.policy;
+	t->rt_priority = inherit.rt_priority;
+	t->prio = inherit.prio;
+	t->sched_class = inherit.sched_class;
+	t->rt.time_slice = sched_rr_timeslice_ns;
 	se_init(&t->se, nice);
 	arch_context_init(&t->ctx, (uint8_t *)t->stack + TASK_STACK_SIZE, task_start);
 	sched_start_task(t);
@@ -151,6 +171,16 @@ void sched_for_each_task(void (*fn)(const struct task *t, void *arg), void *arg)
 	for (int i = 0; i < MAX_TASKS; i++)
 		if (tasks[i].state != TASK_FREE)
 			fn(&tasks[i], arg);
+}
+
+struct task *task_find(uint32_t tid)
+{
+	if (tid == 0)
+		return NULL;	/* the idle tasks share it */
+	for (int i = 0; i < MAX_TASKS; i++)
+		if (READ_ONCE(tasks[i].state) != TASK_FREE && READ_ONCE(tasks[i].tid) == tid)
+			return &tasks[i];
+	return NULL;
 }
 
 const char *task_state_name(const struct task *t)

@@ -29,18 +29,21 @@ void wq_add_locked(struct waitqueue *wq, struct wait_entry *e, struct task *task
 	wq->nr_waiters++;
 }
 
-struct task *wq_wake_one_locked(struct waitqueue *wq, uintptr_t data)
+/* Unlink @e (queued on @wq), wake its task with @data; returns the task. */
+static struct task *wake_entry(struct waitqueue *wq, struct wait_entry *e, uintptr_t data)
 {
-	struct wait_entry *e = wq->head;
+	struct wait_entry **pp = &wq->head, *prev = NULL;
 	struct task *t;
 
-	KASSERT(spin_is_locked(&wq->lock));
-	if (!e)
-		return NULL;
-	KASSERT(wq->nr_waiters > 0);
-	wq->head = e->next;
-	if (!wq->head)
-		wq->tail = NULL;
+	KASSERT(spin_is_locked(&wq->lock) && wq->nr_waiters > 0);
+	while (*pp != e) {
+		KASSERT(*pp);
+		prev = *pp;
+		pp = &(*pp)->next;
+	}
+	*pp = e->next;
+	if (wq->tail == e)
+		wq->tail = prev;
 	wq->nr_waiters--;
 	/* Read everything from @e before it is marked: its owner may return at once. */
 	t = e->task;
@@ -48,6 +51,16 @@ struct task *wq_wake_one_locked(struct waitqueue *wq, uintptr_t data)
 	__atomic_store_n(&e->woken, true, __ATOMIC_RELEASE);
 	wake_up(t);
 	return t;
+}
+
+struct task *wq_wake_one_locked(struct waitqueue *wq, uintptr_t data)
+{
+	return wq->head ? wake_entry(wq, wq->head, data) : NULL;
+}
+
+void wq_wake_entry_locked(struct waitqueue *wq, struct wait_entry *e, uintptr_t data)
+{
+	wake_entry(wq, e, data);
 }
 
 int wq_wake_one(struct waitqueue *wq)

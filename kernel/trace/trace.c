@@ -72,7 +72,7 @@ static int32_t pid_of(const struct task *t)
 
 static int16_t prio_of(const struct task *t)
 {
-	return (int16_t)(t->is_idle ? 120 : 120 + t->se.nice);
+	return (int16_t)task_trace_prio(t);
 }
 
 static void record_current(struct trace_event *e, int cpu)

@@ -75,6 +75,7 @@ static inline void host_sleeper(struct task *t, const char *name, int n)
 	t->tid = 1;
 	strncpy(t->name, name, sizeof(t->name) - 1);
 	se_init(&t->se, 0);
+	t->sched_class = sched_class_of_policy(SCHED_OTHER);
 	pelt_init(&t->se.avg, host_fake_now);
 	for (int c = 0; c < n; c++)
 		cpumask_set(&all, c);
@@ -94,7 +95,9 @@ static inline void host_run_busy(struct task *t, int cpu)
 	t->on_rq = true;
 	task_set_cpus(t, &own);
 	se_init(&t->se, 0);
+	t->sched_class = sched_class_of_policy(SCHED_OTHER);
 	rq->curr = t;
+	rq->nr_running = 1;
 	rq->cfs.nr_running = 1;
 	rq->cfs.load_weight = t->se.weight;
 	sched_set_idle_hint(cpu, false);

@@ -37,6 +37,7 @@ static void make_idle(int cpu)
 
 	rq->curr = rq->idle;
 	rq->cfs.nr_running = 0;
+	rq->nr_running = 0;
 	sched_set_idle_hint(cpu, true);
 }
 

@@ -70,6 +70,7 @@ static void make_idle(int cpu)
 
 	rq->curr = rq->idle;
 	rq->cfs.nr_running = 0;
+	rq->nr_running = 0;
 	rq->cfs.load_weight = 0;
 	sched_set_idle_hint(cpu, true);
 }
@@ -80,6 +81,7 @@ static void make_loaded(int cpu, unsigned int n)
 	if (cpu_rq(cpu)->curr->is_idle)
 		make_busy(cpu);	/* once: it takes the CPU out of the idle set's count */
 	cpu_rq(cpu)->cfs.nr_running = n;
+	cpu_rq(cpu)->nr_running = n;
 	cpu_rq(cpu)->cfs.load_weight = (uint64_t)n * NICE_0_WEIGHT;
 }
 

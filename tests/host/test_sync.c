@@ -44,6 +44,7 @@ static void machine(void)
 		t[i].tid = 100 + (uint32_t)i;
 		strcpy(t[i].name, "sync");
 		se_init(&t[i].se, 0);
+		t[i].sched_class = sched_class_of_policy(SCHED_OTHER);
 		pelt_init(&t[i].se.avg, host_fake_now);
 		task_set_cpus(&t[i], &all);
 		t[i].state = TASK_SLEEPING;

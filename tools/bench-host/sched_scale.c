@@ -135,6 +135,7 @@ static void make_sleeper(int n, int prev, bool light)
 		cpumask_set(&allowed, c);
 	task_set_cpus(&sleeper, &allowed);
 	se_init(&sleeper.se, 0);
+	sleeper.sched_class = sched_class_of_policy(SCHED_OTHER);
 	pelt_init(&sleeper.se.avg, host_fake_now - 200000000ull);
 	/* 100 ms running, then (light) 100 ms asleep. */
 	pelt_update(&sleeper.se.avg, host_fake_now - 100000000ull, true, true);

@@ -110,4 +110,19 @@ static inline int64_t vruntime_delta(uint64_t a, uint64_t b)
 /* Check tree order, counts and load against the entities; false if broken. */
 bool cfs_check(const struct cfs_rq *cfs);
 
+struct rq;
+struct task;
+/* Its table's operations (include/kernel/sched/class.h: the core's direct calls). */
+void fair_enqueue(struct rq *rq, struct task *p, int flags);
+void fair_dequeue(struct rq *rq, struct task *p, int flags);
+struct task *fair_pick_next(struct rq *rq, struct task *prev, bool yield, uint64_t now);
+void fair_put_prev(struct rq *rq, struct task *prev);
+void fair_update_curr(struct rq *rq, uint64_t now);
+void fair_tick(struct rq *rq, struct task *curr, uint64_t now);
+bool fair_check_preempt(const struct rq *rq, const struct task *p);
+int fair_select_rq(struct task *p, int prev_cpu, bool wakeup);
+void fair_migrate(struct rq *src, struct task *p);
+/* The fair class's part of task_set_nice(): @p on locked @rq, charged up to @now if it runs. */
+void fair_set_nice(struct rq *rq, struct task *p, int nice, uint64_t now);
+
 #endif

@@ -23,7 +23,9 @@
 #include "arch/spinlock.h"
 #include "arch/barrier.h"
 #include "kernel/lib/cpumask.h"
+#include "kernel/sched/class.h"
 #include "kernel/sched/fair.h"
+#include "kernel/sched/rt.h"
 #include "kernel/pack/pack.h"
 #include "kernel/lib/panic.h"
 #include "kernel/time/timer.h"
@@ -65,6 +67,8 @@ struct task_event {
 	int8_t arg;
 };
 
+struct mutex;
+
 enum task_state {
 	TASK_FREE = 0,		/* slot unused */
 	TASK_RUNNABLE,		/* on a run queue or running */
@@ -75,7 +79,14 @@ enum task_state {
 
 struct task {
 	struct arch_context ctx;	/* first: switch.S does not care, gdb does */
-	struct sched_entity se;
+	struct sched_entity se;		/* fair class; its avg is the task's PELT, every class */
+	const struct sched_class *sched_class;	/* from prio (and policy): under the rq lock */
+	int policy;			/* SCHED_OTHER, SCHED_FIFO, SCHED_RR: what the user set */
+	int rt_priority;		/* 1..99 for FIFO and RR, else 0: what the user set */
+	int prio;			/* effective RT priority: max(rt_priority, pi_prio); 0: none */
+	int pi_prio;			/* highest RT priority of the tasks waiting on its mutexes */
+	struct mutex *blocked_on;	/* the mutex it sleeps on (PI chain) */
+	struct mutex *pi_held;		/* mutexes it holds (their held_next): PI */
 	uint32_t tid;			/* never reused */
 	char name[TASK_NAME_LEN];
 	volatile int state;		/* enum task_state */
@@ -91,6 +102,7 @@ struct task {
 #endif
 	cpumask_t cpus_allowed;		/* affinity (online CPUs only) */
 	cpumask_t spawn_cpus;		/* tasks it creates run only here (taskset); inherited */
+	int spawn_policy, spawn_prio;	/* what the tasks it creates get (chrt); inherited */
 	int nr_cpus_allowed;		/* its weight: 1 skips placement */
 	void (*fn)(void *arg);
 	void *arg;
@@ -103,14 +115,22 @@ struct task {
 	uint64_t wait_start_ns;		/* when last made runnable */
 	uint64_t nr_switches, nr_migrations, nr_wakeups;
 	uint64_t last_ran_ns;
+	struct sched_rt_entity rt;	/* real-time class */
 };
 
 struct rq {
 	spinlock_t lock;
 	int cpu;
+	unsigned int nr_running;	/* tasks here, every class, curr included; not the idle task */
+	unsigned int class_nr[SCHED_MAX_CLASSES];	/* the same per class (idle's: always 1) */
+	unsigned int nr_outside_fair;	/* of them, not in the fair class: 0 lets the switch take the fast path */
+	uint8_t class_work;		/* bit per class: its balance() runs after the unlock */
 	struct cfs_rq cfs;
 	struct sched_avg avg;		/* PELT of the whole rq (any task runnable/running) */
 	bool avg_runnable, avg_running;	/* the state avg accrues in since its last update */
+	struct sched_avg avg_rt;	/* PELT of RT tasks running here (Linux's avg_rt) */
+	bool avg_rt_running;
+	struct timer rt_period_timer;	/* ends a throttled RT period */
 	struct task *curr, *idle;
 	volatile bool need_resched;
 	uint64_t clock;			/* ns, updated under the lock */
@@ -148,6 +168,8 @@ struct rq {
 #endif
 	/* Wake-ups of tasks last on this CPU, by the current policy's outcome (reset by a switch). */
 	uint64_t pack_stats[PACK_MAX_REASONS];
+	/* Last: ~900 bytes, which would push the hot fields past ARM's short load offsets (ldrd: 255). */
+	struct rt_rq rt;
 };
 
 /* Tunables (boot arguments). */
@@ -250,9 +272,40 @@ void task_sleep_until(uint64_t deadline_ns);
  */
 bool task_wait_until(const volatile uint32_t *cond, uint64_t deadline_ns);
 void task_set_nice(struct task *t, int nice);
+/*
+ * Set @p's policy (SCHED_OTHER with @prio 0, SCHED_FIFO or SCHED_RR with
+ * @prio 1..99), as sched_setscheduler(2): it changes class at once,
+ * queued, running or asleep, keeping any PI boost. 0, or -1 (nothing
+ * changed) for a bad policy or priority, the idle task or an exited one.
+ */
+int task_setscheduler(struct task *p, int policy, int prio);
+/* The policy of the tasks the caller creates from now on (chrt): as task_setscheduler(). */
+int task_set_spawn_policy(int policy, int prio);
+/* PI (kernel/sync/mutex.c): @p's effective RT priority becomes @prio (0: its own). */
+void task_set_effective_prio(struct task *p, int prio);
+/* Linux's prio as trace events carry it: 99 - rt priority for RT, 120 + nice otherwise. */
+static inline int task_trace_prio(const struct task *p)
+{
+	if (p->prio > 0)
+		return RT_PRIO_MAX - p->prio;
+	return p->is_idle ? 120 : 120 + p->se.nice;
+}
+/* ps -c's class names: "TS" (SCHED_OTHER), "FF", "RR". */
+const char *sched_policy_short(int policy);
+/* "SCHED_OTHER", "SCHED_FIFO", ... (chrt -p), or "SCHED_?" for an unknown one. */
+const char *sched_policy_name(int policy);
+/* The task with id @tid (live), or NULL: a snapshot, not a reference. */
+struct task *task_find(uint32_t tid);
 int task_set_affinity(struct task *t, uint32_t cpus_allowed);
 /* Block the current task until wake_up(); call with state set first. */
 void sched_block(void);
+/*
+ * Task context, IRQs on: switch now if this CPU was asked to (a wake-up or
+ * a priority change here made another task outrank the caller), rather
+ * than at the next interrupt's exit. Interrupt handlers need not: their
+ * exit reschedules.
+ */
+void sched_preempt_point(void);
 void set_current_sleeping(void);
 void set_current_running(void);
 bool wake_up(struct task *t);

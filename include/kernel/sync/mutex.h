@@ -2,9 +2,17 @@
  * Sleeping mutexes with an owner: a task that finds the mutex taken sleeps
  * on its wait queue (FIFO) instead of spinning; unlock hands the mutex
  * straight to the first waiter (it wakes up as the owner, so nobody can
- * overtake it and no waiter starves). Only the owner may unlock; taking a
- * mutex one already holds is refused (no recursion), never a deadlock.
- * Not for IRQ context. Used by rt-app's lock/unlock/wait events.
+ * overtake it). Only the owner may unlock; taking a mutex one already
+ * holds is refused (no recursion), never a deadlock. Not for IRQ context.
+ * Used by rt-app's lock/unlock/wait events.
+ *
+ * Priority inheritance (as Linux's rt_mutex): the owner runs at the
+ * highest RT priority of the tasks waiting on the mutexes it holds, through
+ * chains of owners that wait on other mutexes (PI_MAX_DEPTH deep); unlock
+ * hands the mutex to the highest-priority waiter (the longest waiting among
+ * equals), and the old owner drops back to what it still inherits. One
+ * lock, pi_lock, guards every task's held list, blocked_on and boost; lock
+ * order: pi_lock, a queue's lock, rq locks.
  */
 #ifndef KERNEL_MUTEX_H
 #define KERNEL_MUTEX_H
@@ -19,6 +27,7 @@ struct task;
 struct mutex {
 	struct waitqueue wq;		/* wq.lock guards owner too */
 	struct task *owner;		/* NULL: free */
+	struct mutex *held_next;	/* the owner's other held mutexes (task->pi_held) */
 	uint32_t nr_contended;		/* lock calls that had to sleep */
 	uint32_t nr_handoffs;		/* unlocks that passed it to a waiter */
 };
@@ -50,6 +59,8 @@ static inline struct task *mutex_owner(const struct mutex *m)
  * tasks that do not run): take @m for @t now, or queue @e and return false.
  */
 bool mutex_lock_or_queue(struct mutex *m, struct wait_entry *e, struct task *t);
+#define PI_MAX_DEPTH 8	/* owners a boost passes through (a longer chain stops there) */
+
 /* mutex_unlock_check() on behalf of @t. */
 enum mutex_result mutex_unlock_for(struct mutex *m, const struct task *t);
 

@@ -44,6 +44,8 @@ void waitqueue_init(struct waitqueue *wq);
 void wq_add_locked(struct waitqueue *wq, struct wait_entry *e, struct task *task);
 /* Under wq->lock: take the head off, hand it @data, wake it; NULL if empty. */
 struct task *wq_wake_one_locked(struct waitqueue *wq, uintptr_t data);
+/* Under wq->lock: take @e (queued on @wq) off, hand it @data, wake it. */
+void wq_wake_entry_locked(struct waitqueue *wq, struct wait_entry *e, uintptr_t data);
 /* Under wq->lock: the head entry (not removed), or NULL. */
 static inline struct wait_entry *wq_first_locked(const struct waitqueue *wq)
 {

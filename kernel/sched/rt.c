@@ -1,0 +1,542 @@
+/*
+ * The real-time class: SCHED_FIFO and SCHED_RR. The contract is in
+ * include/kernel/sched/rt.h; the table of operations in
+ * include/kernel/sched/class.h. Linux's kernel/sched/rt.c is the model for
+ * the semantics (push, pull, throttling), not the code.
+ */
+#include "kernel/sched/rt.h"
+
+#include <string.h>
+
+#include "arch/barrier.h"
+#include "arch/cpu.h"
+#include "kernel/lib/panic.h"
+#include "kernel/lib/printk.h"
+#include "kernel/sched/cpupri.h"
+#include "kernel/sched/sched_internal.h"
+#include "kernel/sched/topology.h"
+
+uint64_t sched_rr_timeslice_ns = 100 * NSEC_PER_MSEC;
+int64_t sched_rt_runtime_ns = 950 * (int64_t)NSEC_PER_MSEC;
+uint64_t sched_rt_period_ns = NSEC_PER_SEC;
+
+cpumask_t rt_overloaded;
+
+static struct sched_class rt_sched_class;
+
+static struct task *task_of_rt(struct rt_list *n)
+{
+	return (struct task *)((char *)n - __builtin_offsetof(struct task, rt));
+}
+
+static bool task_is_rr(const struct task *p)
+{
+	return p->policy == SCHED_RR;
+}
+
+/* ------------------------------------------------------------ queues */
+
+static void list_init(struct rt_list *h)
+{
+	h->next = h;
+	h->prev = h;
+}
+
+static void list_add_between(struct rt_list *n, struct rt_list *prev, struct rt_list *next)
+{
+	n->prev = prev;
+	n->next = next;
+	prev->next = n;
+	next->prev = n;
+}
+
+static void list_del(struct rt_list *n)
+{
+	n->prev->next = n->next;
+	n->next->prev = n->prev;
+	n->next = n;
+	n->prev = n;
+}
+
+static int bitmap_highest(const uint32_t *bm)
+{
+	for (int w = RT_BITMAP_WORDS - 1; w >= 0; w--)
+		if (bm[w])
+			return w * 32 + 31 - __builtin_clz(bm[w]);
+	return 0;
+}
+
+/* The highest queued priority changed (or may have): the bitmap says which, cpupri is told. */
+static void update_highest(struct rq *rq)
+{
+	int h = bitmap_highest(rq->rt.bitmap);
+
+	rq->rt.highest = h;
+	cpupri_set(rq->cpu, h);
+}
+
+static void update_overload(struct rq *rq)
+{
+	bool over = rq->rt.nr_running >= 2;
+
+	if (over == rq->rt.overloaded)
+		return;
+	rq->rt.overloaded = over;
+	if (over)
+		cpumask_set_atomic(&rt_overloaded, rq->cpu);
+	else
+		cpumask_clear_atomic(&rt_overloaded, rq->cpu);
+}
+
+static void rt_init_rq(struct rq *rq)
+{
+	memset(&rq->rt, 0, sizeof(rq->rt));
+	for (int i = 0; i < RT_NR_PRIO; i++)
+		list_init(&rq->rt.queue[i]);
+	if (rq->cpu == 0) {	/* sched_init() sets up CPU 0 first: the machine-wide state with it */
+		cpupri_init();
+		memset(&rt_overloaded, 0, sizeof(rt_overloaded));
+	}
+}
+
+static void rt_enqueue(struct rq *rq, struct task *p, int flags)
+{
+	struct rt_list *q = &rq->rt.queue[p->prio];
+
+	KASSERT_DEBUG(p->prio >= RT_PRIO_MIN && p->prio <= RT_PRIO_MAX && !p->rt.on_list);
+	if (flags & ENQ_HEAD)
+		list_add_between(&p->rt.node, q, q->next);
+	else
+		list_add_between(&p->rt.node, q->prev, q);
+	p->rt.on_list = true;
+	rq->rt.bitmap[p->prio / 32] |= 1u << (p->prio % 32);
+	rq->rt.nr_running++;
+	if (p->prio > rq->rt.highest)
+		update_highest(rq);
+	update_overload(rq);
+	/* A second RT task here: one of the two may run elsewhere (push after the unlock). */
+	if (rq->rt.overloaded)
+		rq->class_work |= (uint8_t)(1u << rt_sched_class.idx);
+}
+
+static void rt_dequeue(struct rq *rq, struct task *p, int flags)
+{
+	struct rt_list *q = &rq->rt.queue[p->prio];
+
+	(void)flags;
+	KASSERT_DEBUG(p->rt.on_list && rq->rt.nr_running > 0);
+	list_del(&p->rt.node);
+	p->rt.on_list = false;
+	if (q->next == q)
+		rq->rt.bitmap[p->prio / 32] &= ~(1u << (p->prio % 32));
+	rq->rt.nr_running--;
+	update_highest(rq);
+	update_overload(rq);
+	/* This CPU's priority may have dropped below a task waiting elsewhere: pull after the unlock. */
+	if (!cpumask_empty(&rt_overloaded))
+		rq->class_work |= (uint8_t)(1u << rt_sched_class.idx);
+}
+
+static void requeue_tail(struct rq *rq, struct task *p)
+{
+	struct rt_list *q = &rq->rt.queue[p->prio];
+
+	list_del(&p->rt.node);
+	list_add_between(&p->rt.node, q->prev, q);
+}
+
+/* ------------------------------------------------------------ running */
+
+/* Start a new throttling period if the last has ended; true if one was throttled. */
+static bool period_roll(struct rq *rq, uint64_t now)
+{
+	bool was = rq->rt.throttled;
+
+	if (now - rq->rt.period_start < sched_rt_period_ns)
+		return false;
+	rq->rt.period_start = now - (now - rq->rt.period_start) % sched_rt_period_ns;
+	rq->rt.rt_time = 0;
+	rq->rt.throttled = false;
+	return was;
+}
+
+static void rt_update_curr(struct rq *rq, uint64_t now)
+{
+	struct task *curr = rq->curr;
+	uint64_t delta;
+
+	if (curr->sched_class != &rt_sched_class || (int64_t)(now - curr->rt.exec_start) <= 0)
+		return;
+	delta = now - curr->rt.exec_start;
+	curr->rt.exec_start = now;
+	curr->se.sum_exec_runtime += delta;
+	rq->rt.rt_time += delta;
+	if (task_is_rr(curr))
+		curr->rt.time_slice = curr->rt.time_slice > delta ? curr->rt.time_slice - delta : 0;
+}
+
+static void rt_period_timer_fn(struct timer *t)
+{
+	struct rq *rq = t->arg;
+
+	spin_lock(&rq->lock);
+	if (period_roll(rq, arch_now_ns()) && rq->rt.nr_running)
+		rq->need_resched = true;	/* its RT tasks may run again: at this interrupt's exit */
+	spin_unlock(&rq->lock);
+}
+
+/* Used up its runtime: the class steps aside until the period ends (from this CPU's own tick). */
+static void check_throttle(struct rq *rq, uint64_t now)
+{
+	period_roll(rq, now);
+	if (sched_rt_runtime_ns < 0 || rq->rt.throttled || rq->rt.rt_time <= (uint64_t)sched_rt_runtime_ns)
+		return;
+	rq->rt.throttled = true;
+	rq->rt.nr_throttled++;
+	rq->need_resched = true;
+	timer_setup(&rq->rt_period_timer, rt_period_timer_fn, rq);
+	timer_arm(&rq->rt_period_timer, rq->rt.period_start + sched_rt_period_ns);
+}
+
+static struct task *rt_pick_next(struct rq *rq, struct task *prev, bool yield, uint64_t now)
+{
+	struct task *next;
+	int h = rq->rt.highest;
+
+	if (yield && prev->sched_class == &rt_sched_class && prev->rt.on_list)
+		requeue_tail(rq, prev);
+	if (!h || rq->rt.throttled)
+		return NULL;
+	next = task_of_rt(rq->rt.queue[h].next);
+	if (next != prev)
+		next->rt.exec_start = now;
+	if (rq->rt.overloaded)	/* one waits: it may run elsewhere */
+		rq->class_work |= (uint8_t)(1u << rt_sched_class.idx);
+	return next;
+}
+
+static void rt_put_prev(struct rq *rq, struct task *prev)
+{
+	(void)prev;
+	/*
+	 * Still queued, yet a lower class runs: throttled. (A task that left
+	 * the queue asked for its pull in rt_dequeue().)
+	 */
+	if (!cpumask_empty(&rt_overloaded))
+		rq->class_work |= (uint8_t)(1u << rt_sched_class.idx);
+}
+
+static void rt_set_curr(struct rq *rq, struct task *p, uint64_t now)
+{
+	(void)rq;
+	p->rt.exec_start = now;
+}
+
+static void rt_tick(struct rq *rq, struct task *curr, uint64_t now)
+{
+	rt_update_curr(rq, now);
+	check_throttle(rq, now);
+	/* A waiting task a push missed (it raced with a CPU's drop in priority): try again. */
+	if (rq->rt.overloaded)
+		rq->class_work |= (uint8_t)(1u << rt_sched_class.idx);
+	if (!task_is_rr(curr) || curr->rt.time_slice)
+		return;
+	curr->rt.time_slice = sched_rr_timeslice_ns;
+	/* Slice over: behind the others of its priority, if there are any (sched(7)). */
+	if (curr->rt.node.next != curr->rt.node.prev) {
+		requeue_tail(rq, curr);
+		rq->need_resched = true;
+	}
+}
+
+static bool rt_check_preempt(const struct rq *rq, const struct task *p)
+{
+	return p->prio > rq->curr->prio;
+}
+
+static void rt_switched_to(struct rq *rq, struct task *p)
+{
+	(void)rq;
+	p->rt.time_slice = sched_rr_timeslice_ns;
+}
+
+/* ------------------------------------------------------------ placement */
+
+/* The RT priority @cpu runs at, as a placement sees it: its highest queued RT task, 0 for none. */
+static int cpu_rt_level(int cpu)
+{
+	return READ_ONCE(cpu_rq(cpu)->rt.highest);
+}
+
+/* Of @mask, @prefer if in it, else one in @prefer's cluster, else the first; -1 if empty. */
+static int pick_near(const cpumask_t *mask, int prefer)
+{
+	int cpu;
+
+	if (prefer >= 0 && cpumask_test(mask, prefer))
+		return prefer;
+	if (prefer >= 0) {
+		cpu = cpumask_first_and(mask, &sched_topo.llc[prefer]);
+		if (cpu >= 0)
+			return cpu;
+	}
+	return cpumask_first(mask);
+}
+
+/*
+ * The CPU running the lowest priority below @p's that @p may use: an idle
+ * one first, else the lowest cpupri level; near @prefer (cache, cluster).
+ * -1 if every CPU @p may use runs @p's priority or higher.
+ */
+static int find_lowest_cpu(const struct task *p, int prefer)
+{
+	cpumask_t allowed, m;
+
+	cpumask_and(&allowed, &p->cpus_allowed, &sched_cpus_online);
+	cpumask_and(&m, &allowed, &idle_hint);
+	for (int cpu = pick_near(&m, prefer); cpu >= 0; cpu = cpumask_next(&m, cpu))
+		if (cpu_idle_now(cpu))
+			return cpu;
+	if (!cpupri_find(&allowed, p->prio, &m))
+		return -1;
+	return pick_near(&m, prefer);
+}
+
+/*
+ * Wake-up and new task (Linux's select_task_rq_rt): stay on prev unless it
+ * holds an RT task of @p's priority or higher; then the lowest-priority
+ * CPU, if lower than @p.
+ */
+static int rt_select_rq(struct task *p, int prev_cpu, bool wakeup)
+{
+	int cpu;
+
+	(void)wakeup;
+	if (!task_allowed_on(p, prev_cpu)) {
+		cpu = find_lowest_cpu(p, -1);
+		return cpu >= 0 ? cpu : select_idlest_cpu(p, prev_cpu);
+	}
+	if (cpu_rt_level(prev_cpu) < p->prio || p->nr_cpus_allowed == 1)
+		return prev_cpu;
+	cpu = find_lowest_cpu(p, prev_cpu);
+	return cpu >= 0 && cpu_rt_level(cpu) < p->prio ? cpu : prev_cpu;
+}
+
+/* ------------------------------------------------------------ push and pull */
+
+#define RT_SCAN_MAX 16	/* queued tasks a push or pull examines per CPU */
+
+/*
+ * The highest-priority task waiting on @rq (queued, not running) that may
+ * run on @dst (-1: on some other CPU), above priority @above. @rq locked.
+ */
+static struct task *waiting_task(struct rq *rq, int dst, int above)
+{
+	int scanned = 0;
+
+	for (int prio = rq->rt.highest; prio > above; prio--) {
+		struct rt_list *q = &rq->rt.queue[prio];
+
+		for (struct rt_list *n = q->next; n != q && scanned < RT_SCAN_MAX; n = n->next, scanned++) {
+			struct task *p = task_of_rt(n);
+
+			if (p == rq->curr)
+				continue;
+			if (dst >= 0 ? task_allowed_on(p, dst) : p->nr_cpus_allowed > 1)
+				return p;
+		}
+	}
+	return NULL;
+}
+
+/* Push @rq's waiting RT tasks to CPUs running lower priorities. No lock held, IRQs off. */
+static void push_tasks(struct rq *rq)
+{
+	for (int tries = 0; tries < 8; tries++) {
+		struct task *p;
+		struct rq *dst;
+		int cpu;
+
+		spin_lock(&rq->lock);
+		p = rq->rt.overloaded ? waiting_task(rq, -1, 0) : NULL;
+		if (!p) {
+			spin_unlock(&rq->lock);
+			return;
+		}
+		if (p->prio > rq->curr->prio) {
+			/* It outranks what runs here: it preempts here instead. */
+			resched_cpu(rq->cpu);
+			spin_unlock(&rq->lock);
+			return;
+		}
+		cpu = find_lowest_cpu(p, rq->cpu);
+		spin_unlock(&rq->lock);
+		if (cpu < 0 || cpu == rq->cpu)
+			return;
+		dst = cpu_rq(cpu);
+		double_rq_lock(rq, dst);
+		/* Re-check under both locks: the hint may be stale, @p may have run or moved. */
+		if (p->cpu == rq->cpu && p->on_rq && p->state == TASK_RUNNABLE && rq->curr != p &&
+		    p->sched_class == &rt_sched_class && task_allowed_on(p, cpu) && dst->rt.highest < p->prio) {
+			migrate_task_locked(p, rq, dst);
+			rq->rt.nr_pushed++;
+			double_rq_unlock(rq, dst);
+			resched_cpu(cpu);
+			continue;
+		}
+		double_rq_unlock(rq, dst);
+	}
+}
+
+/* Pull waiting RT tasks that outrank what @rq runs. No lock held, IRQs off. */
+static void pull_tasks_to(struct rq *rq)
+{
+	cpumask_t over = rt_overloaded;
+	bool pulled = false;
+
+	cpumask_clear_cpu(&over, rq->cpu);
+	for_each_cpu(cpu, &over) {
+		struct rq *src = cpu_rq(cpu);
+		struct task *p;
+
+		if (cpu >= sched_nr_cpus())
+			break;
+		if (READ_ONCE(src->rt.highest) <= READ_ONCE(rq->rt.highest))
+			continue;
+		double_rq_lock(rq, src);
+		p = src->rt.overloaded ? waiting_task(src, rq->cpu, rq->rt.highest) : NULL;
+		/* Only a task that waits because something higher runs there (else it runs there soon). */
+		if (p && p->on_rq && p->state == TASK_RUNNABLE && p->prio <= src->curr->prio) {
+			migrate_task_locked(p, src, rq);
+			rq->rt.nr_pulled++;
+			pulled = true;
+		}
+		double_rq_unlock(rq, src);
+	}
+	if (pulled)
+		resched_cpu(rq->cpu);
+}
+
+static void rt_balance(struct rq *rq)
+{
+	/*
+	 * Our overload bit or priority (set under our lock) before we read the
+	 * others', as they do: a CPU that drops while a task queues elsewhere
+	 * either pulls it or is seen by that CPU's push.
+	 */
+	smp_mb();
+	if (!cpumask_empty(&rt_overloaded))
+		pull_tasks_to(rq);
+	if (READ_ONCE(rq->rt.overloaded))
+		push_tasks(rq);
+}
+
+/* ------------------------------------------------------------ checks */
+
+static void rt_for_each_queued(const struct rq *rq, void (*fn)(const struct task *p, void *arg), void *arg)
+{
+	for (int prio = RT_PRIO_MAX; prio >= RT_PRIO_MIN; prio--) {
+		const struct rt_list *q = &rq->rt.queue[prio];
+
+		for (struct rt_list *n = q->next; n != q; n = n->next)
+			fn(task_of_rt(n), arg);
+	}
+}
+
+static bool rt_check(const struct rq *rq)
+{
+	unsigned int count = 0;
+
+	for (int prio = 0; prio < RT_NR_PRIO; prio++) {
+		const struct rt_list *q = &rq->rt.queue[prio];
+		bool bit = (rq->rt.bitmap[prio / 32] >> (prio % 32)) & 1u;
+
+		if (bit != (q->next != q))
+			return false;
+		for (struct rt_list *n = q->next; n != q; n = n->next) {
+			const struct task *p = task_of_rt(n);
+
+			if (p->prio != prio || !p->rt.on_list || p->sched_class != &rt_sched_class)
+				return false;
+			count++;
+		}
+	}
+	return count == rq->rt.nr_running && rq->rt.highest == bitmap_highest(rq->rt.bitmap) &&
+	       rq->rt.overloaded == (rq->rt.nr_running >= 2);
+}
+
+/*
+ * Past the grace in time and in this CPU's own ticks: a vCPU that the host
+ * did not run for a while has not had the chance to push (its tick's push
+ * retry, rt_tick()), and is not a broken protocol.
+ */
+static bool waited_long(const struct rq *rq, const struct task *p, uint64_t now, uint64_t grace_ns)
+{
+#ifdef CONFIG_SCHED_DEBUG
+	if ((uint32_t)rq->ticks - p->wait_ticks_base < RT_INVARIANT_GRACE_TICKS)
+		return false;
+#else
+	(void)rq;
+#endif
+	return now - p->wait_start_ns > grace_ns;
+}
+
+int rt_highest_prio(int cpu)
+{
+	return READ_ONCE(cpu_rq(cpu)->rt.highest);
+}
+
+bool rt_check_invariant(int cpu, uint64_t now, uint64_t grace_ns)
+{
+	struct rq *rq = cpu_rq(cpu);
+	bool broken = false;
+
+	if (!READ_ONCE(rq->rt.overloaded) || READ_ONCE(rq->rt.throttled))
+		return false;
+	for (int other = 0; other < sched_nr_cpus() && !broken; other++) {
+		struct rq *o = cpu_rq(other);
+		struct task *p;
+
+		if (other == cpu || !sched_cpu_online_now(other) || READ_ONCE(o->rt.throttled))
+			continue;
+		if (!double_rq_trylock(rq, o))
+			continue;
+		p = rq->rt.overloaded ? waiting_task(rq, other, o->curr->prio) : NULL;
+		if (p && waited_long(rq, p, now, grace_ns) && o->rt.highest < p->prio) {
+			kprintf("INVARIANT BROKEN: rt: task %u '%s' prio %d waited %llu us on cpu%d while cpu%d ran "
+				"'%s' prio %d\n",
+				(unsigned)p->tid, p->name, p->prio,
+				(unsigned long long)((now - p->wait_start_ns) / NSEC_PER_USEC), cpu, other,
+				o->curr->name, o->curr->prio);
+			broken = true;
+		}
+		double_rq_unlock(rq, o);
+	}
+	return broken;
+}
+
+static unsigned int rt_nr_throttled(const struct rq *rq)
+{
+	return rq->rt.throttled ? rq->rt.nr_running : 0;
+}
+
+static struct sched_class rt_sched_class = {
+	.name = "rt",
+	.policies = SCHED_POLICY_BIT(SCHED_FIFO) | SCHED_POLICY_BIT(SCHED_RR),
+	.init_rq = rt_init_rq,
+	.enqueue = rt_enqueue,
+	.dequeue = rt_dequeue,
+	.pick_next = rt_pick_next,
+	.put_prev = rt_put_prev,
+	.set_curr = rt_set_curr,
+	.update_curr = rt_update_curr,
+	.tick = rt_tick,
+	.check_preempt = rt_check_preempt,
+	.select_rq = rt_select_rq,
+	.switched_to = rt_switched_to,
+	.balance = rt_balance,
+	.for_each_queued = rt_for_each_queued,
+	.check = rt_check,
+	.nr_throttled = rt_nr_throttled,
+};
+SCHED_CLASS(rt_sched_class, 10);
