@@ -1,5 +1,5 @@
 /*
- * `stress <seconds> [seed] [workers]`: SMP stress of the scheduler, meant
+ * `stress <seconds> [seed] [workers] [rt]`: SMP stress of the scheduler, meant
  * for QEMU with real parallel vCPUs (-accel tcg,thread=multi) as well as
  * icount runs. Workers send each other tokens (a counter bump, then
  * wake_up) and consume theirs with task_wait_until(), while they sleep for
@@ -9,12 +9,17 @@
  * worker must consume exactly the tokens it was sent: a lost wake-up leaves
  * a worker asleep with tokens pending, which the supervisor reports, and a
  * worker checks as it exits that it owes nothing (the test's own
- * bookkeeping). Beside them, workers on the kernel's sleeping locks
+ * bookkeeping). With `rt`, workers also set their own and each other's
+ * policies (SCHED_FIFO, SCHED_RR, SCHED_OTHER; an RT worker sleeps between
+ * its operations, as RT tasks do) and debug kernels check the RT class's
+ * invariant on every tick. Beside them, workers on the kernel's sleeping locks
  * (kernel/apps/stress_sync.c) check mutual exclusion, condition variables,
  * barriers and semaphores. In debug kernels the starvation detector
  * (include/kernel/debug/sched_report.h) is on for the run: a task left waiting on
  * a CPU that ticks fails the run at once, not after the drain.
  */
+
+#include <string.h>
 
 #include "arch/barrier.h"
 #include "kernel/lib/cmdline.h"
@@ -37,7 +42,7 @@ struct worker {
 	volatile uint32_t pending;	/* tokens sent, not yet consumed */
 	volatile uint32_t owed;		/* tokens sent in total */
 	uint32_t consumed;
-	uint32_t sent, affinity_changes, nice_changes, sleeps;
+	uint32_t sent, affinity_changes, nice_changes, policy_changes, sleeps;
 };
 
 static struct {
@@ -51,6 +56,8 @@ static struct {
 	volatile uint32_t owing;		/* workers that exited owing tokens */
 	volatile uint32_t churned, pack_switches, checks;
 	bool running;
+	bool rt;				/* `rt`: workers also change policies (SCHED_FIFO, SCHED_RR) */
+	uint32_t rt_breaks_before;		/* rt_invariant_breaks() when the run began */
 } st;
 
 static void send_token(struct worker *to)
@@ -89,6 +96,21 @@ static uint32_t random_mask(uint32_t *rng)
 	return m ? m : st.all_mask;
 }
 
+/*
+ * A worker's (its own or another's, queued, running or asleep) policy:
+ * SCHED_OTHER, SCHED_FIFO or SCHED_RR at a random priority, so the RT
+ * class's push, pull and class changes run under the same stress.
+ */
+static void change_policy(struct worker *me)
+{
+	uint32_t r = xorshift32(&me->rng);
+	struct worker *w = r & 1u ? me : &st.w[(r >> 1) % (uint32_t)st.nr];
+	int policy = (int)((r >> 12) % 3);	/* SCHED_OTHER 0, SCHED_FIFO 1, SCHED_RR 2 */
+
+	if (task_setscheduler(w->task, policy, policy == SCHED_OTHER ? 0 : 1 + (int)((r >> 16) % RT_PRIO_MAX)) == 0)
+		me->policy_changes++;
+}
+
 static void worker_fn(void *arg)
 {
 	struct worker *me = arg;
@@ -115,13 +137,25 @@ static void worker_fn(void *arg)
 			me->affinity_changes++;
 			break;
 		case 5:
-			task_set_nice(me->task, (int)(xorshift32(&me->rng) % 40) - 20);
-			me->nice_changes++;
+			if (!st.rt || (r & 0x300)) {
+				task_set_nice(me->task, (int)(xorshift32(&me->rng) % 40) - 20);
+				me->nice_changes++;
+			} else {
+				change_policy(me);
+			}
 			break;
 		default:
 			consume(me, arch_now_ns() + xorshift32(&me->rng) % 3000 * NSEC_PER_USEC);
 			break;
 		}
+		/*
+		 * A real-time worker behaves as RT tasks do, briefly between
+		 * sleeps: a hundred of them looping flat out would take every CPU
+		 * but the throttled 5% from the fair workers, which is RT's
+		 * meaning, not a lost wake-up.
+		 */
+		if (READ_ONCE(me->task->prio) > 0)
+			task_sleep_ns((200 + xorshift32(&me->rng) % 800) * NSEC_PER_USEC);
 	}
 	/* Drain: everyone stops sending, then each takes exactly what it was sent. */
 	__atomic_fetch_add(&st.done_sending, 1, __ATOMIC_RELEASE);
@@ -194,7 +228,8 @@ static void checker_fn(void *arg)
 /* Something already says the run has failed: a starving task (debug kernels) or a worker that exited owing. */
 static bool failed_early(uint32_t starve_before)
 {
-	return starve_reports() != starve_before || READ_ONCE(st.owing) != 0;
+	return starve_reports() != starve_before || READ_ONCE(st.owing) != 0 ||
+	       rt_invariant_breaks() != st.rt_breaks_before;
 }
 
 /* Sleep in @step_ns steps until @until, or until the run has failed. */
@@ -208,15 +243,19 @@ static int cmd_stress(int argc, char **argv)
 {
 	unsigned long secs, seed = 1, nr = 200;
 	struct task *helpers[3];
-	uint64_t sent = 0, owed = 0, consumed = 0, aff = 0, nice = 0, sleeps = 0;
+	uint64_t sent = 0, owed = 0, consumed = 0, aff = 0, nice = 0, policy = 0, sleeps = 0;
 	uint32_t starve_before, starve_was;
 	int lost = 0, sync_broken;
 	uint64_t kicks_before, kicks, backlogs_before, backlogs;
 
+	bool rt = argc > 1 && strcmp(argv[argc - 1], "rt") == 0;
+
+	if (rt)
+		argc--;
 	if (argc < 2 || argc > 4 || !cmdline_parse_ulong(argv[1], 1, 3600, &secs) ||
 	    (argc > 2 && !cmdline_parse_ulong(argv[2], 0, 0xffffffffu, &seed)) ||
 	    (argc > 3 && !cmdline_parse_ulong(argv[3], 2, STRESS_MAX_WORKERS, &nr))) {
-		kprintf("error: usage: stress <seconds 1..3600> [seed] [workers 2..%d]\n", STRESS_MAX_WORKERS);
+		kprintf("error: usage: stress <seconds 1..3600> [seed] [workers 2..%d] [rt]\n", STRESS_MAX_WORKERS);
 		return 1;
 	}
 	if (st.running) {
@@ -224,12 +263,14 @@ static int cmd_stress(int argc, char **argv)
 		return 1;
 	}
 	st.running = true;
+	st.rt = rt;
 	st.nr = (int)nr;
 	st.all_mask = sched_possible_mask();
 	st.go = st.stop = st.done_sending = st.finished = st.churned = st.pack_switches = st.checks = st.owing = 0;
 	st.end_ns = arch_now_ns() + (uint64_t)secs * NSEC_PER_SEC;
 	starve_was = starve_limit_ms();
 	starve_before = starve_reports();
+	st.rt_breaks_before = rt_invariant_breaks();
 	kicks_before = sched_timer_kicks();
 	backlogs_before = timer_backlog_breaks();
 #ifdef CONFIG_SCHED_DEBUG
@@ -281,8 +322,10 @@ static int cmd_stress(int argc, char **argv)
 		for (int cpu = 0; cpu < sched_nr_cpus(); cpu++)
 			sched_report_cpu("stress: ", cpu);
 		if (failed_early(starve_before))
-			kprintf("stress: FAILED: %u starving tasks, %u workers exited owing tokens%s\n",
+			kprintf("stress: FAILED: %u starving tasks, %u workers exited owing tokens, %u RT invariant "
+				"breaks%s\n",
 				(unsigned)(starve_reports() - starve_before), (unsigned)READ_ONCE(st.owing),
+				(unsigned)(rt_invariant_breaks() - st.rt_breaks_before),
 				arch_now_ns() < st.end_ns ? " (before the end of the run)" : "");
 		else
 			kprintf("stress: FAILED: %d workers never got their tokens\n", lost);
@@ -297,6 +340,7 @@ static int cmd_stress(int argc, char **argv)
 		consumed += w->consumed;
 		aff += w->affinity_changes;
 		nice += w->nice_changes;
+		policy += w->policy_changes;
 		sleeps += w->sleeps;
 	}
 	st.stop = 1;
@@ -316,16 +360,18 @@ static int cmd_stress(int argc, char **argv)
 		kprintf("stress: %llu timer interrupts left a backlog of due timers to the next (budget %llu us)\n",
 			(unsigned long long)backlogs, (unsigned long long)(TIMERS_RUN_BUDGET_NS / NSEC_PER_USEC));
 	kprintf("stress: seed=%lu seconds=%lu workers=%d tokens_sent=%llu tokens_owed=%llu tokens_consumed=%llu "
-		"lost=0 sleeps=%llu affinity_changes=%llu nice_changes=%llu churned=%u pack_switches=%u "
-		"invariant_checks=%u\n",
+		"lost=0 sleeps=%llu affinity_changes=%llu nice_changes=%llu policy_changes=%llu churned=%u "
+		"pack_switches=%u invariant_checks=%u\n",
 		seed, secs, st.nr, (unsigned long long)sent, (unsigned long long)owed, (unsigned long long)consumed,
-		(unsigned long long)sleeps, (unsigned long long)aff, (unsigned long long)nice, (unsigned)st.churned,
+		(unsigned long long)sleeps, (unsigned long long)aff, (unsigned long long)nice, (unsigned long long)policy,
+		(unsigned)st.churned,
 		(unsigned)st.pack_switches, (unsigned)st.checks);
 	return sent == owed && owed == consumed && !sync_broken ? 0 : 1;
 }
 
 static const struct shell_cmd commands[] = {
-	{ "stress", "<seconds> [seed] [workers]", "SMP scheduler stress: no lost wake-ups, invariants", cmd_stress },
+	{ "stress", "<seconds> [seed] [workers] [rt]",
+	  "SMP scheduler stress: no lost wake-ups, invariants (rt: real-time workers too)", cmd_stress },
 };
 
 SHELL_COMMANDS(commands);

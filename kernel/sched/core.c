@@ -551,10 +551,14 @@ static void schedule(bool yield)
 	spin_lock(&rq->lock);
 	if (yield)
 		rq->yield_skip = rq->curr;
-	/* The class work after the switch (an RT pull) may have brought a task that outranks us. */
-	for (;;) {
+	/*
+	 * The class work after the switch (an RT pull) may have brought a task
+	 * that outranks us: switch again, a few times at most (IRQs are off;
+	 * past that the next interrupt's exit does it).
+	 */
+	for (int again = 0;; again++) {
 		schedule_locked(rq);
-		if (__builtin_expect(!finish_switch(), 1) || !READ_ONCE(this_rq()->need_resched))
+		if (__builtin_expect(!finish_switch(), 1) || !READ_ONCE(this_rq()->need_resched) || again == 3)
 			break;
 		rq = this_rq();
 		spin_lock(&rq->lock);
@@ -1018,23 +1022,11 @@ void task_set_nice(struct task *p, int nice)
 }
 
 /*
- * Lock @p's rq once @p is not on its way to a CPU (TASK_WAKING: on a wake
- * list, its class's enqueue still to come, which a change of class must
- * not overtake).
+ * @p takes the class and effective priority its policy and PI boost give.
+ * @rq (p's) locked. A task on its way to a CPU (TASK_WAKING: on p->cpu's
+ * wake list) is not queued: it changes class before its enqueue, which
+ * that CPU does under this same lock, so the enqueue is the new class's.
  */
-static struct rq *task_rq_lock_settled(struct task *p)
-{
-	for (;;) {
-		struct rq *rq = task_rq_lock(p);
-
-		if (p->state != TASK_WAKING)
-			return rq;
-		spin_unlock(&rq->lock);
-		cpu_relax();
-	}
-}
-
-/* @p takes the class and effective priority its policy and PI boost give. @rq (p's) locked. */
 static void task_apply_prio(struct rq *rq, struct task *p)
 {
 	int prio = p->rt_priority > p->pi_prio ? p->rt_priority : p->pi_prio;
@@ -1061,6 +1053,8 @@ static void task_apply_prio(struct rq *rq, struct task *p)
 	if (queued) {
 		/* sched(7): a lowered priority goes to the head of its new list, a raised one to the tail. */
 		enqueue_task(rq, p, prio < old ? ENQ_HEAD : 0);
+		if (!running)
+			debug_wait_begins(p, rq, now);	/* it waits at its new priority from now on */
 		if (running)
 			to->set_curr(rq, p, now);
 		rq_avg_rt_sync(rq, rq->curr, now);
@@ -1087,7 +1081,7 @@ int task_setscheduler(struct task *p, int policy, int prio)
 	if (!policy_prio_valid(policy, prio) || p->is_idle)
 		return -1;
 	flags = arch_irq_save();
-	rq = task_rq_lock_settled(p);
+	rq = task_rq_lock(p);
 	if (p->state != TASK_EXITED && p->state != TASK_FREE) {
 		p->policy = policy;
 		p->rt_priority = prio;
@@ -1105,7 +1099,7 @@ int task_setscheduler(struct task *p, int policy, int prio)
 void task_set_effective_prio(struct task *p, int prio)
 {
 	unsigned long flags = arch_irq_save();
-	struct rq *rq = task_rq_lock_settled(p);
+	struct rq *rq = task_rq_lock(p);
 
 	KASSERT(prio >= 0 && prio <= RT_PRIO_MAX);
 	p->pi_prio = prio;

@@ -429,10 +429,15 @@ void fair_migrate(struct rq *src, struct task *p)
 	p->se.vruntime -= cfs_min_vruntime(&src->cfs);
 }
 
-/* From another class: it starts level with the queue, neither owed nor owing (its old vruntime is stale). */
+/*
+ * From another class: it starts level with the queue, neither owed nor
+ * owing (its old vruntime is stale). One on its way to a CPU will be
+ * enqueued with ENQ_MIGRATED or ENQ_NEW (core.c's enqueue_on()): relative
+ * 0, which that queue rebases (ENQ_NEW ignores it).
+ */
 static void fair_switched_to(struct rq *rq, struct task *p)
 {
-	p->se.vruntime = cfs_min_vruntime(&rq->cfs);
+	p->se.vruntime = p->state == TASK_WAKING ? 0 : cfs_min_vruntime(&rq->cfs);
 }
 
 static void fair_balance(struct rq *rq)

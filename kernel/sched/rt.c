@@ -21,6 +21,12 @@ int64_t sched_rt_runtime_ns = 950 * (int64_t)NSEC_PER_MSEC;
 uint64_t sched_rt_period_ns = NSEC_PER_SEC;
 
 cpumask_t rt_overloaded;
+static uint32_t invariant_breaks;
+
+uint32_t rt_invariant_breaks(void)
+{
+	return __atomic_load_n(&invariant_breaks, __ATOMIC_RELAXED);
+}
 
 static struct sched_class rt_sched_class;
 
@@ -71,6 +77,8 @@ static void update_highest(struct rq *rq)
 {
 	int h = bitmap_highest(rq->rt.bitmap);
 
+	if (h != rq->rt.highest)
+		rq->rt.level_since_ns = arch_now_ns();	/* rq->clock may be stale here (a migration's source) */
 	rq->rt.highest = h;
 	cpupri_set(rq->cpu, h);
 }
@@ -324,20 +332,16 @@ static int rt_select_rq(struct task *p, int prev_cpu, bool wakeup)
 
 /* ------------------------------------------------------------ push and pull */
 
-#define RT_SCAN_MAX 16	/* queued tasks a push or pull examines per CPU */
-
 /*
  * The highest-priority task waiting on @rq (queued, not running) that may
  * run on @dst (-1: on some other CPU), above priority @above. @rq locked.
  */
 static struct task *waiting_task(struct rq *rq, int dst, int above)
 {
-	int scanned = 0;
-
 	for (int prio = rq->rt.highest; prio > above; prio--) {
 		struct rt_list *q = &rq->rt.queue[prio];
 
-		for (struct rt_list *n = q->next; n != q && scanned < RT_SCAN_MAX; n = n->next, scanned++) {
+		for (struct rt_list *n = q->next; n != q; n = n->next) {
 			struct task *p = task_of_rt(n);
 
 			if (p == rq->curr)
@@ -349,29 +353,55 @@ static struct task *waiting_task(struct rq *rq, int dst, int above)
 	return NULL;
 }
 
+/*
+ * The highest-priority task waiting on @rq that some CPU running a lower
+ * priority may take, and that CPU (*@cpu); NULL if none. Not only the top
+ * waiter (Linux pushes only its first pushable task): one held by its
+ * affinity to CPUs that all run higher priorities must not keep the next
+ * one, free to go, waiting too. Every waiting task may be examined (each a
+ * cpupri lookup): this runs only while RT tasks wait here. @rq locked.
+ */
+static struct task *pushable_task(struct rq *rq, int *cpu)
+{
+	for (int prio = rq->rt.highest; prio > 0; prio--) {
+		struct rt_list *q = &rq->rt.queue[prio];
+
+		for (struct rt_list *n = q->next; n != q; n = n->next) {
+			struct task *p = task_of_rt(n);
+
+			if (p == rq->curr || p->nr_cpus_allowed == 1)
+				continue;
+			*cpu = find_lowest_cpu(p, rq->cpu);
+			if (*cpu >= 0 && *cpu != rq->cpu)
+				return p;
+		}
+	}
+	return NULL;
+}
+
 /* Push @rq's waiting RT tasks to CPUs running lower priorities. No lock held, IRQs off. */
 static void push_tasks(struct rq *rq)
 {
 	for (int tries = 0; tries < 8; tries++) {
-		struct task *p;
+		struct task *p, *top;
 		struct rq *dst;
-		int cpu;
+		int cpu = -1;
 
 		spin_lock(&rq->lock);
-		p = rq->rt.overloaded ? waiting_task(rq, -1, 0) : NULL;
-		if (!p) {
-			spin_unlock(&rq->lock);
-			return;
-		}
-		if (p->prio > rq->curr->prio) {
+		top = rq->rt.overloaded ? waiting_task(rq, -1, 0) : NULL;
+		if (top && top->prio > rq->curr->prio && !rq->rt.throttled) {
 			/* It outranks what runs here: it preempts here instead. */
 			resched_cpu(rq->cpu);
 			spin_unlock(&rq->lock);
 			return;
 		}
-		cpu = find_lowest_cpu(p, rq->cpu);
+		if (tries == 0)
+			rq->rt.push_start_ns = arch_now_ns();
+		p = rq->rt.overloaded ? pushable_task(rq, &cpu) : NULL;
+		if (!p)
+			rq->rt.push_done_ns = arch_now_ns();
 		spin_unlock(&rq->lock);
-		if (cpu < 0 || cpu == rq->cpu)
+		if (!p)
 			return;
 		dst = cpu_rq(cpu);
 		double_rq_lock(rq, dst);
@@ -502,13 +532,29 @@ bool rt_check_invariant(int cpu, uint64_t now, uint64_t grace_ns)
 		if (!double_rq_trylock(rq, o))
 			continue;
 		p = rq->rt.overloaded ? waiting_task(rq, other, o->curr->prio) : NULL;
-		if (p && waited_long(rq, p, now, grace_ns) && o->rt.highest < p->prio) {
+		/*
+		 * Broken only if a whole push pass over this queue began after
+		 * both held (@p waiting, @other below it) and left @p here: a
+		 * vCPU the host did not run, or a CPU whose drop is still being
+		 * pulled, is not a broken protocol.
+		 */
+		if (p && waited_long(rq, p, now, grace_ns) && o->rt.highest < p->prio &&
+		    (int64_t)(rq->rt.push_start_ns - o->rt.level_since_ns) > 0 &&
+		    (int64_t)(rq->rt.push_start_ns - p->wait_start_ns) > 0 &&
+		    (int64_t)(rq->rt.push_done_ns - rq->rt.push_start_ns) >= 0) {
 			kprintf("INVARIANT BROKEN: rt: task %u '%s' prio %d waited %llu us on cpu%d while cpu%d ran "
 				"'%s' prio %d\n",
 				(unsigned)p->tid, p->name, p->prio,
 				(unsigned long long)((now - p->wait_start_ns) / NSEC_PER_USEC), cpu, other,
 				o->curr->name, o->curr->prio);
+			/* What a push would do now: the report says which part failed. */
+			kprintf("INVARIANT BROKEN: rt: cpu%d runs '%s' prio %d (throttled %d, %u RT here); the task may use "
+				"0x%x (%d CPUs), a push would pick cpu%d; cpu%d's level %d since %llu us\n",
+				cpu, rq->curr->name, rq->curr->prio, (int)rq->rt.throttled, rq->rt.nr_running,
+				(unsigned)cpumask_low32(&p->cpus_allowed), p->nr_cpus_allowed, find_lowest_cpu(p, cpu), other,
+				cpupri_get(other), (unsigned long long)((now - o->rt.level_since_ns) / NSEC_PER_USEC));
 			broken = true;
+			__atomic_fetch_add(&invariant_breaks, 1, __ATOMIC_RELAXED);
 		}
 		double_rq_unlock(rq, o);
 	}

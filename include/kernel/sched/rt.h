@@ -50,6 +50,8 @@ struct rt_rq {
 	uint32_t bitmap[RT_BITMAP_WORDS];	/* bit n: queue[n] non-empty */
 	unsigned int nr_running;	/* curr included */
 	int highest;			/* highest queued priority, 0 if none */
+	uint64_t level_since_ns;	/* when highest last changed */
+	uint64_t push_start_ns, push_done_ns;	/* the last push pass over this queue (the invariant check) */
 	bool overloaded;		/* in rt_overloaded: more than one RT task here */
 	bool throttled;			/* used its runtime this period */
 	uint64_t rt_time;		/* ns run by RT tasks in this period */
@@ -76,6 +78,8 @@ extern cpumask_t rt_overloaded;
 #define RT_INVARIANT_GRACE_TICKS 4
 #define RT_INVARIANT_GRACE_NS (4 * NSEC_PER_MSEC)
 bool rt_check_invariant(int cpu, uint64_t now, uint64_t grace_ns);
+/* How many times rt_check_invariant() found the invariant broken, since boot. */
+uint32_t rt_invariant_breaks(void);
 /* Host tests: the highest priority queued on @cpu (0: none), from the bitmap. */
 int rt_highest_prio(int cpu);
 
