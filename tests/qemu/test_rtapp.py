@@ -227,7 +227,7 @@ def test_tool_refuses_what_is_absent_here_naming_the_key():
     base = {"loop": 1, "run": 1}
     for key, val, want in (("util_min", 100, "tasks.t.util_min"), ("dl-runtime", 1000, "tasks.t.dl-runtime"),
                            ("nodes_membind", [0], "tasks.t.nodes_membind"), ("taskgroup", "/tg1", "tasks.t.taskgroup"),
-                           ("policy", "SCHED_FIFO", "tasks.t.policy"), ("policy", "SCHED_DEADLINE", "tasks.t.policy")):
+                           ("policy", "SCHED_DEADLINE", "tasks.t.policy")):
         rc, out, err = tool_json({"tasks": {"t": dict(base, **{key: val})}})
         assert rc == 2 and out == "" and want in err and len(err.strip().splitlines()) == 1, (key, err)
     rc, _, err = tool_json({"tasks": {"t": {"phases": {"p": {"run": 1, "util_max": 5}}}}, "global": {"duration": 1}})
@@ -257,6 +257,85 @@ def test_tool_translates_every_event():
         "s10,R5; rtapp add b i=0 l=1 n=19 l2,w2:2,u2,r5; rtapp run 1000"), out
 
 
+def test_tool_translates_fifo_and_rr_as_rt_app_reads_them():
+    """rt-app's rules (src/rt-app_parse_config.c parse_sched_data(), src/rt-app.c set_thread_param()):
+    a task's policy, else global.default_policy; its priority, else 10 for SCHED_FIFO/RR and nice 0
+    otherwise; a phase with a policy takes it (priority: that policy's default), a phase with only a
+    priority keeps the policy in force (the task's, or the last earlier phase's), a phase with
+    neither changes nothing (a later loop keeps what the last phase set)."""
+    doc = {"global": {"duration": 1, "default_policy": "SCHED_RR"}, "tasks": {
+        "dflt": {"run": 1},                                                  # default_policy, its default 10
+        "fifo": {"policy": "SCHED_FIFO", "priority": 99, "run": 1},
+        "other": {"policy": "SCHED_OTHER", "priority": -7, "run": 1},
+        "other0": {"policy": "SCHED_OTHER", "run": 1},
+        "batch": {"policy": "SCHED_BATCH", "priority": 4, "run": 1},
+        "ph": {"policy": "SCHED_FIFO", "priority": 5, "phases": {
+            "keep": {"run": 1},                          # nothing: stays FIFO 5
+            "prio": {"priority": 30, "run": 2},          # FIFO 30 (the task's policy)
+            "rr": {"policy": "SCHED_RR", "run": 3},      # RR at its default, 10
+            "rrprio": {"priority": 2, "run": 4},         # RR 2 (the last phase's policy)
+            "other": {"policy": "SCHED_OTHER", "run": 5},  # SCHED_OTHER, nice 0
+            "nice": {"priority": -3, "run": 6},          # priority is the nice value now
+            "back": {"policy": "SCHED_FIFO", "priority": 1, "run": 7}}}}}
+    rc, out, err = tool_json(doc)
+    assert rc == 0, err
+    assert out.strip() == (
+        "rtapp clear; rtapp add dflt p=r10 r1; rtapp add fifo p=f99 r1; rtapp add other n=-7 r1; "
+        "rtapp add other0 r1; rtapp add batch n=4 r1; "
+        "rtapp add ph p=f5 r1 pf30,r2 pr10,r3 pr2,r4 n0,r5 n-3,r6 pf1,r7; rtapp run 1000"), out
+    # A phase naming a priority only, with the policy from the task, a task without "phases" (its one
+    # phase carries no change of its own), and the SCHED_OTHER default when nothing names a policy.
+    rc, out, err = tool_json({"global": {"duration": 1}, "tasks": {
+        "a": {"phases": {"p": {"priority": 3, "run": 1}, "q": {"policy": "SCHED_FIFO", "run": 1}}},
+        "b": {"policy": "SCHED_FIFO", "priority": 42, "loop": 3, "run": 1}}})
+    assert rc == 0 and out.strip() == ("rtapp clear; rtapp add a n3,r1 pf10,r1; rtapp add b l=1 p=f42 x3,r1; "
+                                       "rtapp run 1000"), (out, err)
+    # A SCHED_DEADLINE default is refused only where a task takes it.
+    rc, out, err = tool_json({"global": {"duration": 1, "default_policy": "SCHED_DEADLINE"},
+                              "tasks": {"t": {"policy": "SCHED_FIFO", "run": 1}}})
+    assert rc == 0 and "p=f10" in out, err
+
+
+def test_tool_refuses_bad_priorities_and_deadline_naming_the_key():
+    cases = [
+        ({"tasks": {"t": {"policy": "SCHED_FIFO", "priority": 0, "run": 1}}},
+         "tasks.t.priority: 0 is out of range (1..99: the SCHED_FIFO priority)"),
+        ({"tasks": {"t": {"policy": "SCHED_FIFO", "priority": 120, "run": 1}}},
+         "tasks.t.priority: 120 is out of range (1..99"),
+        ({"tasks": {"t": {"policy": "SCHED_RR", "priority": -1, "run": 1}}}, "tasks.t.priority: -1 is out of range"),
+        ({"tasks": {"t": {"policy": "SCHED_OTHER", "priority": 40, "run": 1}}},
+         "tasks.t.priority: 40 is out of range (-20..19: for SCHED_OTHER rt-app's priority is the nice value)"),
+        ({"tasks": {"t": {"priority": -21, "run": 1}}}, "tasks.t.priority: -21 is out of range"),
+        ({"global": {"default_policy": "SCHED_RR"}, "tasks": {"t": {"priority": 0, "run": 1}}},
+         "tasks.t.priority: 0 is out of range (1..99: the SCHED_RR priority; the policy from global.default_policy)"),
+        ({"tasks": {"t": {"policy": "SCHED_FIFO", "priority": "10", "run": 1}}},
+         "tasks.t.priority: must be an integer"),
+        ({"tasks": {"t": {"policy": "SCHED_fifo", "run": 1}}}, "tasks.t.policy: invalid policy"),
+        ({"global": {"default_policy": "FIFO"}, "tasks": {"t": {"run": 1}}}, "global.default_policy: invalid policy"),
+        ({"global": {"duration": 1}, "tasks": {"t": {"policy": "SCHED_FIFO", "phases": {
+            "p": {"priority": 100, "run": 1}}}}},
+         "tasks.t.phases.p.priority: 100 is out of range (1..99: the SCHED_FIFO priority; the phase keeps the "
+         "policy in force, SCHED_FIFO)"),
+        ({"global": {"duration": 1}, "tasks": {"t": {"policy": "SCHED_FIFO", "phases": {
+            "p": {"policy": "SCHED_OTHER", "run": 1}, "q": {"priority": 50, "run": 1}}}}},
+         "tasks.t.phases.q.priority: 50 is out of range (-20..19"),
+        ({"global": {"duration": 1}, "tasks": {"t": {"phases": {"p": {"policy": "SCHED_RR", "priority": 0,
+                                                                      "run": 1}}}}},
+         "tasks.t.phases.p.priority: 0 is out of range (1..99: the SCHED_RR priority)"),
+        # SCHED_DEADLINE, however it is named: the error names the task's JSON path.
+        ({"tasks": {"t": {"policy": "SCHED_DEADLINE", "run": 1}}}, "tasks.t.policy: unsupported policy SCHED_DEADLINE"),
+        ({"global": {"default_policy": "SCHED_DEADLINE"}, "tasks": {"t": {"run": 1}}},
+         "tasks.t: its policy, SCHED_DEADLINE from global.default_policy, is unsupported"),
+        ({"global": {"duration": 1}, "tasks": {"t": {"phases": {"p": {"policy": "SCHED_DEADLINE", "run": 1}}}}},
+         "tasks.t.phases.p.policy: unsupported policy SCHED_DEADLINE"),
+        ({"tasks": {"t": {"policy": "SCHED_FIFO", "dl-period": 1000, "run": 1}}}, "tasks.t.dl-period: unsupported key"),
+    ]
+    for doc, want in cases:
+        rc, out, err = tool_json(doc)
+        assert rc == 2 and out == "" and len(err.strip().splitlines()) == 1, (doc, err)
+        assert err.startswith("rtapp: error: ") and want in err, (doc, want, err)
+
+
 def upstream_files():
     assert os.path.isdir(UPSTREAM), "%s missing: run make outside (tools/outside-inputs.sh)" % UPSTREAM
     return sorted(f for f in os.listdir(UPSTREAM) if f.endswith(".json"))
@@ -266,8 +345,6 @@ def test_upstream_examples_translate_or_are_refused_naming_the_key():
     """Every JSON of Debian's rt-app doc/examples (subfolders flattened: tutorial/example1.json is
     tutorial_example1.json): what the tool says."""
     refused = {
-        "cpufreq_governor_efficiency_calibration.json": "global.default_policy: unsupported policy SCHED_FIFO",
-        "cpufreq_governor_efficiency_dvfs.json": "tasks.thread.policy: unsupported policy SCHED_FIFO",
         # merge.py's fragments, not workloads: rt-app refuses them as they are too.
         "merge_global.json": "tasks: missing", "merge_resources.json": "tasks: missing",
         "merge_thread0.json": "tasks.thread0.lock_order: must be a string",
@@ -287,6 +364,10 @@ def test_upstream_examples_translate_or_are_refused_naming_the_key():
             assert rc == 2 and out == "" and refused[f] in last, (f, err)
         else:
             assert rc == 0 and out.startswith("rtapp clear; rtapp add "), (f, err)
+    # The SCHED_FIFO ones (no priority: rt-app's default, 10): from global.default_policy, from the task.
+    for f in ("cpufreq_governor_efficiency_calibration.json", "cpufreq_governor_efficiency_dvfs.json"):
+        rc, out, err = tool(os.path.join(UPSTREAM, f), "--duration-ms", "300")
+        assert rc == 0 and "rtapp add thread l=" in out and " p=f10 " in out, (f, out, err)
 
 
 def real_rtapp_says_malformed(path, workdir):
