@@ -114,6 +114,45 @@ def test_seed_cyclic_example_wakes_on_cyclictest_intervals():
 
 # ------------------------------------------------------------ kernel semantics
 
+def test_fifo_task_takes_the_cpu_a_fair_one_would_share():
+    """rt-app's policy taking effect, measured by rt-app's own per-task figures: two run-bound tasks
+    pinned to CPU 1, one SCHED_FIFO and one SCHED_OTHER: the FIFO one does (nearly) all the work,
+    the fair one only what RT throttling leaves (5%); with both SCHED_OTHER they share it. Then a
+    per-phase change: a task whose phases are SCHED_FIFO then SCHED_OTHER runs alone in the first (a
+    loop of 1 ms of work takes ~1 ms) and shares the CPU with the fair task in the second (~2 ms). (The
+    first phase names its policy: without it, it would keep the second's from the thread's second
+    loop on, as in rt-app.)"""
+    both = {"global": {"duration": 1}, "tasks": {"rt": {"policy": "SCHED_FIFO", "priority": 10, "cpus": [1],
+                                                        "run": 1000},
+                                                 "ts": {"cpus": [1], "run": 1000}}}
+    fair = json.loads(json.dumps(both))
+    del fair["tasks"]["rt"]["policy"], fair["tasks"]["rt"]["priority"]
+    phases = {"hi": {"loop": 100, "policy": "SCHED_FIFO", "run": 1000},
+              "lo": {"loop": 100, "policy": "SCHED_OTHER", "run": 1000}}
+    phased = {"global": {"duration": 1}, "tasks": {"sw": {"cpus": [1], "phases": phases},
+                                                   "ts": {"cpus": [1], "run": 1000}}}
+    cmds = []
+    for doc in (both, fair, phased):
+        rc, out, err = tool_json(doc, "--lines")
+        assert rc == 0, err
+        cmds += out.splitlines()[:-1] + ["rtapp list", out.splitlines()[-1]]
+    assert "rtapp add rt p=f10 m=0x2 r1000" in cmds and "rtapp add sw m=0x2 x100,pf10,r1000 x100,n0,r1000" in cmds, cmds
+    r = boot("qemu-tc2", type_lines=cmds, timeout=120)
+    assert r.status == 0 and "error" not in r.output, r
+    assert "rtapp add rt i=1 l=-1 n=0 p=f10 m=0x2 r1000" in r.output, r
+    runs = r.output.split("rtapp: run tasks=")[1:]
+    assert len(runs) == 3, r
+    loops = [{x["task"]: x["loops"] for x in rows(run)} for run in runs]
+    # SCHED_FIFO against SCHED_OTHER: all the CPU but the 5% RT throttling leaves.
+    assert loops[0]["rt"] >= 0.9 * (loops[0]["rt"] + loops[0]["ts"]) and loops[0]["ts"] > 0, loops
+    # Both SCHED_OTHER at nice 0: halves.
+    assert 0.35 <= loops[1]["rt"] / float(loops[1]["rt"] + loops[1]["ts"]) <= 0.65, loops
+    # Per phase: run_us is the wall time of one loop's 1 ms of work.
+    sw = {x["phase"]: x for x in rows(runs[2]) if x["task"] == "sw"}
+    assert sw[0]["loops"] >= 100 and sw[1]["loops"] > 0, sw
+    assert sw[0]["run"] <= 1300 and sw[1]["run"] >= 1.5 * sw[0]["run"], sw
+
+
 def test_loops_instances_and_timer_sharing():
     run = ("rtapp add fin l=2 x3,r100,s200 x2,R50,s100; "
            "rtapp add shared i=2 r50,t1000:g0; rtapp add own i=2 r50,t1000:u0; "
