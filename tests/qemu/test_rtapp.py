@@ -409,6 +409,83 @@ def test_upstream_examples_translate_or_are_refused_naming_the_key():
         assert rc == 0 and "rtapp add thread l=" in out and " p=f10 " in out, (f, out, err)
 
 
+# What tools/rtapp makes of the rt-app files with SCHED_FIFO / SCHED_RR in ../shared/outside/rtapp-rt
+# (sources and quirks: its INDEX.md): pieces of the translation (a list), or the refusal (a str).
+OUTSIDE_RT = {
+    "jedichen121-9b218f5__example1.json": ["rtapp add thread0 l=1 p=r15 m=0x1 ", "rtapp add thread1 l=1 p=r10 m=0x1 "],
+    "lisa-49c99026-nb__rtapp_examples__cell12_out0.json": ["rtapp add task_per20 l=1 p=f10 x50,r20000,t100000:g0"],
+    "lkml-20200203-pkondeti__big-task.json": ["rtapp add big-task i=5 l=1 p=f10 x10,s100000,R100000"],
+    "rtapp-55cb0c0__calibration.json": ["rtapp add thread l=1 p=f10 r2000 s2000"],
+    "rtapp-55cb0c0__dvfs.json": ["rtapp add thread l=10 p=f10 m=0x2 t1200000:g0 r900000"],
+    "rtapp-issue118__invar0.json": ["rtapp add invar0 l=1 pf15,r10 r10"],
+    "rtapp-pr70__task0.json": ["rtapp add task0 l=2 p=f10 r2000,s8000 n0,r2000,s8000"],
+    # A phase holding only "delay": rt-app (since 2016) refuses a phase without events too.
+    "lisa-bb5ff50d-nb__rtapp_example__cell14_out1.json":
+        "tasks.task_pls5-80.phases.p000000: no events (rt-app refuses a phase without events); its keys: delay",
+    # rt-app's pre-2014 grammar: "lock_order" reads as a lock event, which takes a string (rt-app refuses it too).
+    "rtapp-3013be9__taskset.json": "tasks.thread0.lock_order: must be a string",
+    # thread-A is SCHED_DEADLINE: no deadline class here.
+    "rtapp-issue130__taskset.json": "tasks.thread-A.policy: unsupported policy SCHED_DEADLINE",
+}
+
+
+def test_outside_rt_files_translate_or_name_what_is_absent():
+    """Every rt-app file of ../shared/outside/rtapp-rt that names SCHED_FIFO or SCHED_RR translates,
+    its tasks with the policy and priority rt-app gives them, or is refused (exit 2, one line) naming
+    the key of something absent here or that rt-app refuses as well. A file not listed above must
+    translate or be refused naming a key of its tasks or global section."""
+    d = os.path.join(OUTSIDE, "rtapp-rt")
+    if not os.path.isdir(d):
+        print("test_outside_rt_files: %s absent: skipped" % d)
+        return
+    files = sorted(f for f in os.listdir(d) if f.endswith(".json"))
+    rt = [f for f in files if re.search(r"SCHED_(FIFO|RR)", open(os.path.join(d, f), encoding="utf-8").read())]
+    assert rt, files
+    for f in rt:
+        rc, out, err = tool(os.path.join(d, f), "--duration-ms", "300")
+        want = OUTSIDE_RT.get(f)
+        if rc == 0:
+            assert not isinstance(want, str) and out.startswith("rtapp clear; rtapp add "), (f, err)
+            assert all(piece in out for piece in want or []), (f, want, out)
+            assert re.search(r" p=[fr]\d+ | p[fr]\d+,", out), (f, "no RT task", out)
+            continue
+        last = err.strip().splitlines()[-1]
+        assert rc == 2 and out == "" and sum(l.startswith("rtapp: error: ") for l in err.splitlines()) == 1, (f, err)
+        if want is None:
+            assert re.match(r"rtapp: error: (tasks|global)\.", last), (f, last)
+        else:
+            assert isinstance(want, str) and want in last, (f, want, last)
+
+
+def test_outside_rt_files_run_on_qemu_tc2():
+    """The rt-app files of ../shared/outside/rtapp-rt that translate, run one after the other in one
+    boot (300 ms each; the LKML one whole, 2 s): each ends with its RESULT line and no error. The
+    LKML one shows what its mail expects: 5 SCHED_FIFO tasks, unpinned, each on a CPU of its own
+    (no two stacked: each loop's 100 ms of runtime, 100 ms of sleep, takes ~200 ms)."""
+    d = os.path.join(OUTSIDE, "rtapp-rt")
+    if not os.path.isdir(d):
+        print("test_outside_rt_files_run: %s absent: skipped" % d)
+        return
+    lkml = "lkml-20200203-pkondeti__big-task.json"
+    cmds, ran = [], []
+    for f in sorted(f for f, want in OUTSIDE_RT.items() if isinstance(want, list)):
+        if os.path.exists(os.path.join(d, f)):
+            rc, out, err = tool(os.path.join(d, f), "--duration-ms", "0" if f == lkml else "300", "--lines")
+            assert rc == 0, (f, err)
+            cmds += out.splitlines()
+            ran.append(f)
+    r = boot("qemu-tc2", type_lines=cmds, timeout=180)
+    assert r.status == 0 and "error" not in r.output and "panic" not in r.output, r
+    runs = r.output.split("rtapp: run tasks=")[1:]
+    assert len(runs) == len(ran) and all(RESULT.search(run) for run in runs), r
+    if lkml in ran:
+        big = rows(runs[ran.index(lkml)])
+        assert len(big) == 5 and len({x["inst"] for x in big}) == 5, big
+        assert all(x["loops"] == 10 and 190000 <= x["act_period"] <= 215000 for x in big), big
+        assert len({int(m) for m in re.findall(r"^rtapp: task=big-task inst=\d+ tid=\d+ cpu=(\d+)",
+                                                 runs[ran.index(lkml)], re.M)}) == 5, runs[ran.index(lkml)]
+
+
 def real_rtapp_says_malformed(path, workdir):
     """Does the real rt-app refuse @path with json-c's parse error? It runs unprivileged (no
     real-time priorities on the host) in @workdir and is killed after 0.5 s: a file it
@@ -450,6 +527,56 @@ def test_real_rt_app_and_the_tool_refuse_the_same_malformed_files():
         mine = [("malformed JSON" in tool(f, "--duration-ms", "100")[2]) for f in files]
         assert sum(real) >= 5, list(zip(files, real))
         assert real == mine, [(os.path.basename(f), r, m) for f, r, m in zip(files, real, mine) if r != m]
+    finally:
+        shutil.rmtree(work)
+
+
+def real_rtapp_task_sched(path, workdir):
+    """The policy and priority the real rt-app (Debian's 1.0) gives task 0 of @path: its notice
+    "[0] Using SCHED_X policy with priority N", printed before it sets them (which fails
+    unprivileged, ending the run). Run as in real_rtapp_says_malformed(); None if not printed."""
+    p = subprocess.run(["timeout", "-s", "KILL", "2", "setpriv", "--reuid=nobody", "--regid=nogroup",
+                        "--clear-groups", os.path.join(workdir, "rt-app"), path], cwd=workdir,
+                       capture_output=True, text=True)
+    m = re.search(r"\[0\] Using (SCHED_\w+) policy with priority (-?\d+)", p.stdout + p.stderr)
+    return (m.group(1), int(m.group(2))) if m else None
+
+
+def tool_task_sched(out):
+    """The policy and priority of the first `rtapp add` of tools/rtapp's output, in rt-app's terms."""
+    words = re.search(r"rtapp add \S+((?: [a-z]=\S+)*)", out).group(1).split()
+    opts = dict(w.split("=", 1) for w in words)
+    if "p" in opts:
+        return ({"f": "SCHED_FIFO", "r": "SCHED_RR"}[opts["p"][0]], int(opts["p"][1:]))
+    return ("SCHED_OTHER", int(opts.get("n", 0)))
+
+
+def test_real_rt_app_and_the_tool_give_a_task_the_same_policy_and_priority():
+    """rt-app's own parser as the oracle for a task's policy and priority (global.default_policy, the
+    task's policy, the priority and its defaults: 10 for SCHED_FIFO/RR, nice 0 otherwise). Debian's
+    rt-app 1.0 has no per-phase policy: phases are checked against rt-app's source by the tests above."""
+    assert os.access(RTAPP_BIN, os.X_OK), "%s missing: run make outside" % RTAPP_BIN
+    cases = [(None, {}), (None, {"priority": 7}), (None, {"priority": -20}), (None, {"policy": "SCHED_FIFO"}),
+             (None, {"policy": "SCHED_FIFO", "priority": 42}), ("SCHED_RR", {}), ("SCHED_RR", {"priority": 3}),
+             ("SCHED_FIFO", {"policy": "SCHED_OTHER"}), ("SCHED_FIFO", {"policy": "SCHED_RR", "priority": 99}),
+             ("SCHED_OTHER", {"policy": "SCHED_RR"}), ("SCHED_FIFO", {"priority": 1})]
+    work = tempfile.mkdtemp()
+    os.chmod(work, 0o777)
+    shutil.copy(RTAPP_BIN, os.path.join(work, "rt-app"))
+    os.chmod(os.path.join(work, "rt-app"), 0o755)
+    try:
+        for i, (default, task) in enumerate(cases):
+            g = {"duration": 1, "calibration": 100, "logdir": work}
+            if default:
+                g["default_policy"] = default
+            path = os.path.join(work, "case%d.json" % i)
+            with open(path, "w") as f:
+                json.dump({"global": g, "tasks": {"t": dict(task, loop=1, run=10)}}, f)
+            os.chmod(path, 0o644)
+            rc, out, err = tool(path)
+            assert rc == 0, (default, task, err)
+            real = real_rtapp_task_sched(path, work)
+            assert real is not None and real == tool_task_sched(out), (default, task, real, out)
     finally:
         shutil.rmtree(work)
 
