@@ -5,13 +5,17 @@
  * program they build is data (include/kernel/apps/rtapp_prog.h, parsed by
  * kernel/apps/rtapp_prog.c) that this file interprets with real tasks.
  *
- *   rtapp add NAME [i=N] [l=LOOP] [n=NICE] [m=MASK] [d=DELAY_US] [PHASE...]
+ *   rtapp add NAME [i=N] [l=LOOP] [n=NICE] [p=POLICY] [m=MASK] [d=DELAY_US] [PHASE...]
  *   rtapp phase NAME PHASE|+ITEMS ...	more phases / events for the last spec
  *	one task spec (a JSON task object): i instances (default 1, 0 = only
  *	forked), l thread loop (default -1: until the run ends; 0: never
- *	runs), n nice (-20..19), m affinity as a hex CPU mask (default every
- *	CPU), d initial delay in us. Items: see include/kernel/apps/rtapp_prog.h.
- *	e.g. rtapp add periodic i=4 r1600,t16000:u0
+ *	runs), n nice (-20..19), p policy (o: SCHED_OTHER, the default;
+ *	f<prio> / r<prio>: SCHED_FIFO / SCHED_RR at 1..99), m affinity as a hex
+ *	CPU mask (default every CPU), d initial delay in us. Items: see
+ *	include/kernel/apps/rtapp_prog.h; a phase's n<nice>, pf<prio> or
+ *	pr<prio> changes the thread's scheduling when the phase starts, as
+ *	rt-app's per-phase policy and priority do.
+ *	e.g. rtapp add periodic i=4 r1600,t16000:u0; rtapp add rt p=f50 r100,t1000:u0
  *   rtapp run MS [log=N]
  *	create every instance, start them together (t_zero, 2 ms ahead), stop
  *	them MS ms later (0: when they all finish, at most 10 min; refused if
@@ -188,6 +192,45 @@ static int thread_index(const struct rt_thread *th)
 static const struct rt_spec *spec_of(const struct rt_thread *th)
 {
 	return &ra.prog.spec[th->spec];
+}
+
+static void rt_thread_fn(void *arg);
+
+/*
+ * A thread of spec @sp, created with the spec's policy (rt-app sets every
+ * thread's own, so the caller's chrt does not leak into it): the caller's
+ * spawn policy is set around task_create() and put back.
+ */
+static struct task *rt_task_create(const char *name, struct rt_thread *th, const struct rt_spec *sp)
+{
+	struct task *self = current_task(), *t;
+	int saved_policy = self->spawn_policy, saved_prio = self->spawn_prio;
+
+	if (task_set_spawn_policy(sp->policy, sp->rt_prio) != 0)
+		return NULL;		/* not reached: rtapp_prog checked the values */
+	t = task_create(name, rt_thread_fn, th, sp->nice, sp->mask ? sp->mask : all_cpus());
+	task_set_spawn_policy(saved_policy, saved_prio);
+	return t;
+}
+
+/*
+ * A phase's scheduling change (rt-app's set_thread_param()): SCHED_OTHER at
+ * its nice, or SCHED_FIFO / SCHED_RR at its priority; nothing is done where
+ * the thread has it already.
+ */
+static void rt_apply_sched(struct task *self, const struct rt_phase *ph)
+{
+	if (ph->policy == RTAPP_POLICY_KEEP)
+		return;
+	if (ph->policy == SCHED_OTHER) {
+		/* Back in the fair class first: the nice is then set as for any fair task. */
+		if (self->policy != SCHED_OTHER)
+			task_setscheduler(self, SCHED_OTHER, 0);
+		if (ph->nice != self->se.nice)
+			task_set_nice(self, ph->nice);
+	} else if (self->policy != ph->policy || self->rt_priority != ph->rt_prio) {
+		task_setscheduler(self, ph->policy, ph->rt_prio);
+	}
 }
 
 /* ------------------------------------------------------------ work */
@@ -400,8 +443,6 @@ static bool rt_fail(struct rt_thread *th, int phase, int e, const char *what, co
 	return false;
 }
 
-static void rt_thread_fn(void *arg);
-
 /* The fork event: one more instance of spec @s, starting now. */
 static bool ev_fork(struct rt_thread *th, int s, int phase, int e)
 {
@@ -429,7 +470,7 @@ static bool ev_fork(struct rt_thread *th, int s, int phase, int e)
 	for (int k = 0; k < RTAPP_MAX_TIMERS; k++)
 		child->timers[k].relative = true;
 	ksnprintf(name, sizeof(name), "%s-f%d", sp->name, fk);
-	child->task = task_create(name, rt_thread_fn, child, sp->nice, sp->mask ? sp->mask : all_cpus());
+	child->task = rt_task_create(name, child, sp);
 	if (child->task)
 		child->tid = child->task->tid;
 	__atomic_store_n(&child->created, true, __ATOMIC_RELEASE);
@@ -599,8 +640,7 @@ static void rt_thread_fn(void *arg)
 				cur_mask = mask;
 				task_yield();	/* move now if this CPU is no longer allowed */
 			}
-			if (ph->nice != RTAPP_NICE_KEEP && ph->nice != self->se.nice)
-				task_set_nice(self, ph->nice);
+			rt_apply_sched(self, ph);
 			memset(&ld, 0, sizeof(ld));
 			t0 = arch_now_ns();
 			if (!rt_run_phase(th, phase, t_first, &th->st[phase], &ld))
@@ -857,7 +897,7 @@ static int rt_run(int argc, char **argv)
 		char name[TASK_NAME_LEN];
 
 		ksnprintf(name, sizeof(name), "%s-%d", sp->name, th->inst);
-		th->task = task_create(name, rt_thread_fn, th, sp->nice, sp->mask ? sp->mask : all_cpus());
+		th->task = rt_task_create(name, th, sp);
 		if (!th->task) {
 			kprintf("error: rtapp: no task slot for %s\n", name);
 			break;

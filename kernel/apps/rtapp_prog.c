@@ -10,10 +10,15 @@
 #include <string.h>
 
 #include "kernel/lib/cmdline.h"
+#include "kernel/sched/class.h"
 #include "kernel/sched/fair.h"
 #include "kernel/lib/format.h"
 #include "kernel/lib/printk.h"
 #include "kernel/console/shell.h"
+
+/* The tests and the fuzzer compare specs and phases with memcmp: no padding bytes. */
+_Static_assert(sizeof(struct rt_spec) == RTAPP_NAME_LEN + 7 * 4, "struct rt_spec has padding");
+_Static_assert(sizeof(struct rt_phase) == 5 * 4, "struct rt_phase has padding");
 
 void rtprog_clear(struct rt_prog *p)
 {
@@ -43,6 +48,51 @@ static bool parse_mask(const char *s, uint32_t *out, const char *what, uint32_t 
 		return false;
 	}
 	*out = (uint32_t)v;
+	return true;
+}
+
+/*
+ * An RT policy and priority, "f<prio>" (SCHED_FIFO) or "r<prio>" (SCHED_RR)
+ * with prio RT_PRIO_MIN..RT_PRIO_MAX; with @other, "o" (SCHED_OTHER, 0) too.
+ */
+static bool parse_policy(const char *s, bool other, int16_t *policy, int16_t *prio)
+{
+	long v;
+
+	if (other && strcmp(s, "o") == 0) {
+		*policy = SCHED_OTHER;
+		*prio = 0;
+		return true;
+	}
+	if ((s[0] != 'f' && s[0] != 'r') || !cmdline_parse_long(s + 1, RT_PRIO_MIN, RT_PRIO_MAX, &v))
+		return false;
+	*policy = s[0] == 'f' ? SCHED_FIFO : SCHED_RR;
+	*prio = (int16_t)v;
+	return true;
+}
+
+/*
+ * A phase's scheduling item: "n<nice>" (SCHED_OTHER at that nice), "pf<prio>"
+ * or "pr<prio>". It replaces whatever an earlier one of the phase set.
+ */
+static bool parse_phase_sched(const char *item, struct rt_phase *ph)
+{
+	int16_t policy, prio;
+	long v;
+
+	if (item[0] == 'n') {
+		if (!cmdline_parse_long(item + 1, NICE_MIN, NICE_MAX, &v))
+			return false;
+		ph->policy = SCHED_OTHER;
+		ph->rt_prio = 0;
+		ph->nice = (int)v;
+		return true;
+	}
+	if (!parse_policy(item + 1, false, &policy, &prio))
+		return false;
+	ph->policy = policy;
+	ph->rt_prio = prio;
+	ph->nice = RTAPP_NICE_KEEP;
 	return true;
 }
 
@@ -172,9 +222,8 @@ static bool parse_items(struct rt_prog *p, char *word, struct rt_phase *ph, int 
 		} else if (item[0] == 'm') {
 			if (!parse_mask(item + 1, &ph->mask, what, cpus))
 				return false;
-		} else if (item[0] == 'n') {
-			ok = cmdline_parse_long(item + 1, NICE_MIN, NICE_MAX, &v);
-			ph->nice = (int)v;
+		} else if (item[0] == 'n' || item[0] == 'p') {
+			ok = parse_phase_sched(item, ph);
 		} else {
 			if (*nev == RTAPP_MAX_EVENTS) {
 				kprintf("error: rtapp: more than %d events in all\n", RTAPP_MAX_EVENTS);
@@ -187,7 +236,7 @@ static bool parse_items(struct rt_prog *p, char *word, struct rt_phase *ph, int 
 			}
 		}
 		if (!ok) {
-			kprintf("error: rtapp: %s: bad item '%s' (x m n r R s t T l u w y g G b P V Y f kw kr kc i)\n",
+			kprintf("error: rtapp: %s: bad item '%s' (x m n pf pr r R s t T l u w y g G b P V Y f kw kr kc i)\n",
 				what, item);
 			return false;
 		}
@@ -221,6 +270,7 @@ static bool parse_phases(struct rt_prog *p, struct rt_spec *sp, int argc, char *
 			memset(ph, 0, sizeof(*ph));
 			ph->loop = 1;
 			ph->nice = RTAPP_NICE_KEEP;
+			ph->policy = RTAPP_POLICY_KEEP;
 			ph->first = (uint16_t)*nev;
 			sp->nr_phases++;
 		}
@@ -251,7 +301,7 @@ int rtprog_add(struct rt_prog *p, int argc, char **argv, uint32_t cpus)
 	long v = 0;
 
 	if (argc < 1) {
-		kprintf("error: rtapp: usage: rtapp add NAME [i=N] [l=LOOP] [n=NICE] [m=MASK] [d=US] PHASE...\n");
+		kprintf("error: rtapp: usage: rtapp add NAME [i=N] [l=LOOP] [n=NICE] [p=POLICY] [m=MASK] [d=US] PHASE...\n");
 		return 1;
 	}
 	if (p->nr_specs == RTAPP_MAX_SPECS) {
@@ -281,6 +331,8 @@ int rtprog_add(struct rt_prog *p, int argc, char **argv, uint32_t cpus)
 		} else if (w[0] == 'n') {
 			ok = cmdline_parse_long(w + 2, NICE_MIN, NICE_MAX, &v);
 			sp.nice = (int)v;
+		} else if (w[0] == 'p') {
+			ok = parse_policy(w + 2, true, &sp.policy, &sp.rt_prio);
 		} else if (w[0] == 'm') {
 			char what[32];
 
@@ -294,8 +346,9 @@ int rtprog_add(struct rt_prog *p, int argc, char **argv, uint32_t cpus)
 			ok = false;
 		}
 		if (!ok) {
-			kprintf("error: rtapp: task '%s': bad option '%s' (i=0..%d l=-1.. n=%d..%d m=HEXMASK d=0..%ld)\n",
-				sp.name, w, RTAPP_MAX_THREADS, NICE_MIN, NICE_MAX, RTAPP_MAX_US);
+			kprintf("error: rtapp: task '%s': bad option '%s' (i=0..%d l=-1.. n=%d..%d p=o|f%d..%d|r%d..%d "
+				"m=HEXMASK d=0..%ld)\n", sp.name, w, RTAPP_MAX_THREADS, NICE_MIN, NICE_MAX, RT_PRIO_MIN,
+				RT_PRIO_MAX, RT_PRIO_MIN, RT_PRIO_MAX, RTAPP_MAX_US);
 			return 1;
 		}
 	}
@@ -447,6 +500,12 @@ static int format_event(char *buf, size_t n, const struct rt_event *ev)
 	}
 }
 
+/* An RT policy's letter in "p=f10" / "pf10". */
+static char policy_letter(int policy)
+{
+	return policy == SCHED_FIFO ? 'f' : 'r';
+}
+
 /* Lines of at most SHELL_LINE_MAX - 1 characters and 16 words, like tools/rtapp's. */
 struct lister {
 	char buf[SHELL_LINE_MAX];
@@ -495,6 +554,39 @@ static void lister_put(struct lister *l, const char *tok, bool join)
 	}
 }
 
+/* One phase's items: a new word, then ",item"s joined to it. */
+static void list_phase(struct lister *l, const struct rt_prog *p, const struct rt_phase *ph)
+{
+	char tok[40];
+	bool join = false;
+
+	/* x1 too when the phase has nothing else to show: it must still be listed. */
+	if (ph->loop != 1 || (!ph->mask && ph->policy == RTAPP_POLICY_KEEP && !ph->nr_events)) {
+		ksnprintf(tok, sizeof(tok), "x%ld", (long)ph->loop);
+		lister_put(l, tok, false);
+		join = true;
+	}
+	if (ph->mask) {
+		ksnprintf(tok, sizeof(tok), "%sm0x%x", join ? "," : "", (unsigned)ph->mask);
+		lister_put(l, tok, join);
+		join = true;
+	}
+	if (ph->policy != RTAPP_POLICY_KEEP) {
+		if (ph->policy == SCHED_OTHER)
+			ksnprintf(tok, sizeof(tok), "%sn%d", join ? "," : "", ph->nice);
+		else
+			ksnprintf(tok, sizeof(tok), "%sp%c%d", join ? "," : "", policy_letter(ph->policy), ph->rt_prio);
+		lister_put(l, tok, join);
+		join = true;
+	}
+	for (int e = 0; e < ph->nr_events; e++, join = true) {
+		int n = join ? ksnprintf(tok, sizeof(tok), ",") : 0;
+
+		format_event(tok + n, sizeof(tok) - (size_t)n, &p->ev[ph->first + e]);
+		lister_put(l, tok, join);
+	}
+}
+
 void rtprog_list(const struct rt_prog *p, void (*out)(const char *line, void *ctx), void *ctx)
 {
 	struct lister l;
@@ -514,6 +606,10 @@ void rtprog_list(const struct rt_prog *p, void (*out)(const char *line, void *ct
 		l.len = (size_t)ksnprintf(l.buf, sizeof(l.buf), "rtapp add %s i=%d l=%ld n=%d", sp->name,
 					  sp->instances, (long)sp->loop, sp->nice);
 		l.words = 6;
+		if (sp->policy != SCHED_OTHER) {
+			ksnprintf(tok, sizeof(tok), "p=%c%d", policy_letter(sp->policy), sp->rt_prio);
+			lister_put(&l, tok, false);
+		}
 		if (sp->mask) {
 			ksnprintf(tok, sizeof(tok), "m=0x%x", (unsigned)sp->mask);
 			lister_put(&l, tok, false);
@@ -522,33 +618,8 @@ void rtprog_list(const struct rt_prog *p, void (*out)(const char *line, void *ct
 			ksnprintf(tok, sizeof(tok), "d=%u", (unsigned)sp->delay_us);
 			lister_put(&l, tok, false);
 		}
-		for (int i = 0; i < sp->nr_phases; i++) {
-			const struct rt_phase *ph = &p->ph[sp->first + i];
-			bool join = false;
-
-			/* x1 too when the phase has nothing else to show: it must still be listed. */
-			if (ph->loop != 1 || (!ph->mask && ph->nice == RTAPP_NICE_KEEP && !ph->nr_events)) {
-				ksnprintf(tok, sizeof(tok), "x%ld", (long)ph->loop);
-				lister_put(&l, tok, false);
-				join = true;
-			}
-			if (ph->mask) {
-				ksnprintf(tok, sizeof(tok), "%sm0x%x", join ? "," : "", (unsigned)ph->mask);
-				lister_put(&l, tok, join);
-				join = true;
-			}
-			if (ph->nice != RTAPP_NICE_KEEP) {
-				ksnprintf(tok, sizeof(tok), "%sn%d", join ? "," : "", ph->nice);
-				lister_put(&l, tok, join);
-				join = true;
-			}
-			for (int e = 0; e < ph->nr_events; e++, join = true) {
-				int n = join ? ksnprintf(tok, sizeof(tok), ",") : 0;
-
-				format_event(tok + n, sizeof(tok) - (size_t)n, &p->ev[ph->first + e]);
-				lister_put(&l, tok, join);
-			}
-		}
+		for (int i = 0; i < sp->nr_phases; i++)
+			list_phase(&l, p, &p->ph[sp->first + i]);
 		lister_flush(&l);
 	}
 	ksnprintf(l.buf, sizeof(l.buf), "rtapp: %d specs, %d instances, %d phases, %d events", p->nr_specs, instances,

@@ -279,12 +279,11 @@ static int cpu_rt_level(int cpu)
 /* Of @mask, @prefer if in it, else one in @prefer's cluster, else the first; -1 if empty. */
 static int pick_near(const cpumask_t *mask, int prefer)
 {
-	int cpu;
-
 	if (prefer >= 0 && cpumask_test(mask, prefer))
 		return prefer;
 	if (prefer >= 0) {
-		cpu = cpumask_first_and(mask, &sched_topo.llc[prefer]);
+		int cpu = cpumask_first_and(mask, &sched_topo.llc[prefer]);
+
 		if (cpu >= 0)
 			return cpu;
 	}

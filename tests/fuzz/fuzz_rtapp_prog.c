@@ -12,7 +12,9 @@
  *  - the counts stay within RTAPP_MAX_*; each spec's phases and each
  *    phase's events are contiguous, in order, and inside the counts; every
  *    event's type and numbers are within the ranges of the header; a spec
- *    name is 1..11 characters of [A-Za-z0-9_.-];
+ *    name is 1..11 characters of [A-Za-z0-9_.-]; a spec's scheduling is
+ *    SCHED_OTHER (priority 0) or SCHED_FIFO/RR at 1..99, a phase's unchanged
+ *    (nice RTAPP_NICE_KEEP), SCHED_OTHER at a nice or SCHED_FIFO/RR at 1..99;
  *  - rtprog_list()'s lines are at most SHELL_LINE_MAX - 1 characters and
  *    CMDLINE_MAX_ARGS words, and feeding them back into an empty program
  *    rebuilds the same program (round trip), the summary line last.
@@ -23,6 +25,7 @@
 #include "kernel/lib/cmdline.h"
 #include "kernel/apps/rtapp_prog.h"
 #include "kernel/console/shell.h"
+#include "kernel/sched/class.h"
 #include "tests/fuzz/fuzz.h"
 
 static struct rt_prog prog, copy, rebuilt;
@@ -73,6 +76,24 @@ static void check_event(const struct rt_event *ev)
 	}
 }
 
+/* A policy and RT priority as a spec or phase may hold them (SCHED_OTHER: priority 0). */
+static bool sched_ok(int policy, int rt_prio)
+{
+	if (policy == SCHED_OTHER)
+		return rt_prio == 0;
+	return (policy == SCHED_FIFO || policy == SCHED_RR) && rt_prio >= RT_PRIO_MIN && rt_prio <= RT_PRIO_MAX;
+}
+
+static void check_phase_sched(const struct rt_phase *ph)
+{
+	if (ph->policy == RTAPP_POLICY_KEEP)
+		FUZZ_CHECK(ph->nice == RTAPP_NICE_KEEP && ph->rt_prio == 0);
+	else if (ph->policy == SCHED_OTHER)
+		FUZZ_CHECK(ph->nice >= -20 && ph->nice <= 19 && ph->rt_prio == 0);
+	else
+		FUZZ_CHECK(sched_ok(ph->policy, ph->rt_prio) && ph->nice == RTAPP_NICE_KEEP);
+}
+
 static void check_program(const struct rt_prog *p)
 {
 	int next_phase = 0, next_event = 0;
@@ -88,6 +109,7 @@ static void check_program(const struct rt_prog *p)
 								 "NOPQRSTUVWXYZ0123456789_.-") == n);
 		FUZZ_CHECK(sp->instances >= 0 && sp->instances <= 64 && sp->loop >= -1);
 		FUZZ_CHECK(sp->nice >= -20 && sp->nice <= 19 && (sp->mask & ~cpus) == 0);
+		FUZZ_CHECK(sched_ok(sp->policy, sp->rt_prio));
 		FUZZ_CHECK(sp->first == next_phase);
 		next_phase += sp->nr_phases;
 		for (int i = 0; i < sp->nr_phases; i++) {
@@ -95,7 +117,7 @@ static void check_program(const struct rt_prog *p)
 
 			FUZZ_CHECK(ph->loop == -1 || ph->loop >= 1);
 			FUZZ_CHECK((ph->mask & ~cpus) == 0);
-			FUZZ_CHECK(ph->nice == RTAPP_NICE_KEEP || (ph->nice >= -20 && ph->nice <= 19));
+			check_phase_sched(ph);
 			FUZZ_CHECK(ph->first == next_event);
 			next_event += ph->nr_events;
 			for (int e = 0; e < ph->nr_events; e++)

@@ -17,7 +17,8 @@ Checked, from the tool's docstring:
     instances in all, 512 phases and 4096 events in all, at least one
     event a phase, items of include/kernel/apps/rtapp_prog.h with their ranges:
     16 timers, 32 mutexes and conditions, 16 barriers and semaphores, fork
-    targets among the specs, events up to 100 s, nice -20..19, names of
+    targets among the specs, events up to 100 s, nice -20..19, policies
+    p=f|r<1..99> for a task and pf|pr<1..99> for a phase, names of
     1..11 [A-Za-z0-9_.-], unique; each command at most 255 characters and
     16 words), then "rtapp run MS" with MS <= 600000 [log=N <= 64]; one
     "; "-joined line, or one command per line with --lines.
@@ -86,6 +87,8 @@ def check_items(word, ph, state, cmd):
     for item in word.split(","):
         if re.match(r"x(-1|[1-9]\d*)\Z", item) or (re.match(r"n-?\d+\Z", item) and -20 <= int(item[1:]) <= 19):
             continue
+        if re.match(r"p[fr][1-9]\d?\Z", item):
+            continue
         if re.match(r"m0x[0-9a-f]+\Z", item) and 0 < int(item[3:], 16) < 1 << 32:
             continue
         for rx, ok in ITEM:
@@ -117,11 +120,15 @@ def check_command(cmd, state):
         state["phases_of"].append([])
         inst, rest = 1, []
         for i, w in enumerate(words[3:]):
-            m = re.match(r"([ilnmd])=(.*)\Z", w)
+            m = re.match(r"([ilnmdp])=(.*)\Z", w)
             if not m:
                 rest = words[3 + i:]
                 break
             k, v = m.groups()
+            if k == "p":
+                if not re.match(r"(o|[fr][1-9]\d?)\Z", v):
+                    raise Bad("bad policy %r in %s" % (w, cmd))
+                continue
             if k == "m":
                 if not re.match(r"0x[0-9a-f]+\Z", v) or int(v, 16) == 0 or int(v, 16) >> 32:
                     raise Bad("bad mask %r in %s" % (w, cmd))

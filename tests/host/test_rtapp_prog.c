@@ -1,14 +1,18 @@
 /*
  * The rt-app program as data (kernel/apps/rtapp_prog.c): console words into
  * specs, phases and events; '+' words continuing a phase; `rtapp phase`
- * appending to the last spec; a refused command changing nothing; and
+ * appending to the last spec; a refused command changing nothing; the
+ * scheduling of a spec (n=, p=) and of a phase (n, pf, pr items); and
  * rtprog_list() giving lines that rebuild the same program.
  */
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ktest.h"
 #include "kernel/lib/cmdline.h"
 #include "kernel/apps/rtapp_prog.h"
+#include "kernel/sched/class.h"
 
 static struct rt_prog p, q;
 
@@ -26,6 +30,31 @@ static int run(struct rt_prog *prog, const char *line)
 	if (strcmp(argv[0], "add") == 0)
 		return rtprog_add(prog, argc - 1, argv + 1, 0x1f);
 	return rtprog_phase(prog, argc - 1, argv + 1, 0x1f);
+}
+
+/* run() with the console output (kprintf's stdout) caught in @out; the number of lines in it. */
+static int run_caught(struct rt_prog *prog, const char *line, int *rc, char *out, size_t size)
+{
+	FILE *f = tmpfile();
+	int saved, lines = 0;
+	size_t n;
+
+	if (!f)
+		return -1;
+	fflush(stdout);
+	saved = dup(STDOUT_FILENO);
+	dup2(fileno(f), STDOUT_FILENO);
+	*rc = run(prog, line);
+	fflush(stdout);
+	dup2(saved, STDOUT_FILENO);
+	close(saved);
+	rewind(f);
+	n = fread(out, 1, size - 1, f);
+	out[n] = '\0';
+	fclose(f);
+	for (size_t i = 0; i < n; i++)
+		lines += out[i] == '\n';
+	return lines;
 }
 
 KT_CASE(events_phases_and_continuations)
@@ -73,6 +102,54 @@ KT_CASE(refused_commands_change_nothing)
 	KT_ASSERT_EQ(rtprog_check(&p), 1);
 }
 
+KT_CASE(scheduling_of_specs_and_phases)
+{
+	rtprog_clear(&p);
+	/* The old forms: nice only, SCHED_OTHER; a phase without a scheduling item changes nothing. */
+	KT_ASSERT_EQ(run(&p, "add old n=-4 r1 n5,r2 r3"), 0);
+	KT_ASSERT(p.spec[0].policy == SCHED_OTHER && p.spec[0].rt_prio == 0 && p.spec[0].nice == -4);
+	KT_ASSERT(p.ph[0].policy == RTAPP_POLICY_KEEP && p.ph[0].nice == RTAPP_NICE_KEEP && p.ph[0].rt_prio == 0);
+	KT_ASSERT(p.ph[1].policy == SCHED_OTHER && p.ph[1].nice == 5 && p.ph[1].rt_prio == 0);
+	KT_ASSERT(p.ph[2].policy == RTAPP_POLICY_KEEP);
+	/* SCHED_FIFO / SCHED_RR specs; phases switching policy; the last item of a phase counts. */
+	KT_ASSERT_EQ(run(&p, "add fifo p=f99 r1 pr1,r2 n-20,r3 pf50,n7,r4 n7,pr2,r5"), 0);
+	KT_ASSERT_EQ(run(&p, "add rr p=r1 n=3 r1"), 0);
+	KT_ASSERT_EQ(run(&p, "add other p=o r1"), 0);
+	KT_ASSERT(p.spec[1].policy == SCHED_FIFO && p.spec[1].rt_prio == 99 && p.spec[1].nice == 0);
+	KT_ASSERT(p.ph[3].policy == RTAPP_POLICY_KEEP);
+	KT_ASSERT(p.ph[4].policy == SCHED_RR && p.ph[4].rt_prio == 1 && p.ph[4].nice == RTAPP_NICE_KEEP);
+	KT_ASSERT(p.ph[5].policy == SCHED_OTHER && p.ph[5].nice == -20 && p.ph[5].rt_prio == 0);
+	KT_ASSERT(p.ph[6].policy == SCHED_OTHER && p.ph[6].nice == 7 && p.ph[6].rt_prio == 0);
+	KT_ASSERT(p.ph[7].policy == SCHED_RR && p.ph[7].rt_prio == 2 && p.ph[7].nice == RTAPP_NICE_KEEP);
+	KT_ASSERT(p.spec[2].policy == SCHED_RR && p.spec[2].rt_prio == 1 && p.spec[2].nice == 3);
+	KT_ASSERT(p.spec[3].policy == SCHED_OTHER && p.spec[3].rt_prio == 0);
+	KT_ASSERT(p.nr_specs == 4 && p.nr_phases == 10 && p.nr_events == 10);
+}
+
+KT_CASE(bad_scheduling_is_one_error_line_and_changes_nothing)
+{
+	static const char *const bad[] = {
+		"add a p=f0 r1", "add a p=f100 r1", "add a p=r-1 r1", "add a p=x5 r1", "add a p= r1", "add a p=o5 r1",
+		"add a p=f r1", "add a p=f1x r1", "add a n=20 r1", "add a r1 pf0,r1", "add a r1 pr100,r1",
+		"add a r1 po,r1", "add a r1 p5,r1", "add a r1 pf,r1", "add a r1 n-21,r1", "phase base +pf0",
+		"phase base pr120,r1", "phase base +n20",
+	};
+	struct rt_prog before;
+	char out[512];
+	int rc;
+
+	rtprog_clear(&p);
+	KT_ASSERT_EQ(run(&p, "add base p=f10 pr20,r1"), 0);
+	before = p;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		KT_ASSERT_MSG(run_caught(&p, bad[i], &rc, out, sizeof(out)) == 1 && rc == 1, "%s: %s", bad[i], out);
+		KT_ASSERT_MSG(strncmp(out, "error: rtapp: ", 14) == 0, "%s: %s", bad[i], out);
+		KT_ASSERT(p.nr_specs == 1 && p.nr_phases == 1 && p.nr_events == 1);
+		KT_ASSERT(memcmp(&p.spec[0], &before.spec[0], sizeof(p.spec[0])) == 0);
+		KT_ASSERT(memcmp(&p.ph[0], &before.ph[0], sizeof(p.ph[0])) == 0);
+	}
+}
+
 static void feed(const char *line, void *ctx)
 {
 	int *bad = ctx;
@@ -101,6 +178,9 @@ KT_CASE(list_rebuilds_the_same_program_in_lines_the_shell_takes)
 		KT_ASSERT_EQ(run(&p, line), 0);
 	}
 	KT_ASSERT_EQ(run(&p, "add other i=0 x-1,m0x1c,n5,t100:g2,l3,u3 s1"), 0);
+	/* Scheduling: a FIFO spec with nice, phases switching to RR, to SCHED_OTHER, and a bare RT phase item. */
+	KT_ASSERT_EQ(run(&p, "add rt p=f42 n=-3 m=0x2 r1 x3,pr7,s2 n4,r3 m0x4,pf99,r4 pr1"), 0);
+	KT_ASSERT_EQ(run(&p, "add rr p=r1 r1"), 0);
 	rtprog_list(&p, feed, &bad);
 	KT_ASSERT_EQ(bad, 0);
 	KT_ASSERT(q.nr_specs == p.nr_specs && q.nr_phases == p.nr_phases && q.nr_events == p.nr_events);

@@ -23,8 +23,9 @@ OUTSIDE = os.path.join(ROOT, "build", "outside")
 
 def _outside_inputs(target, tmp):
     """Inputs made at test time from the real files others wrote (make outside), never kept in
-    the corpus: Linux's DTBs for the DT parsers, rt-app's examples translated by tools/rtapp for
-    the kernel's rtapp program builder."""
+    the corpus: Linux's DTBs for the DT parsers, rt-app's examples (and the rt-app files of
+    ../shared/outside, SCHED_FIFO/RR ones among them, where that folder exists) translated by
+    tools/rtapp for the kernel's rtapp program builder."""
     if target in ("fdt", "schedtopo", "schedtopo_nr8"):
         d = os.path.join(OUTSIDE, "linux-dtbs")
         assert os.path.isdir(d), "%s missing: run make outside" % d
@@ -32,12 +33,18 @@ def _outside_inputs(target, tmp):
     if target == "rtapp_prog":
         d = os.path.join(OUTSIDE, "rt-app", "examples")
         assert os.path.isdir(d), "%s missing: run make outside" % d
+        files = [os.path.join(d, f) for f in sorted(os.listdir(d))]
+        shared = os.path.join(os.path.dirname(ROOT), "shared", "outside")
+        for sub in ("rtapp-lisa", "rtapp-rt"):
+            if os.path.isdir(os.path.join(shared, sub)):
+                files += [os.path.join(shared, sub, f) for f in sorted(os.listdir(os.path.join(shared, sub)))
+                          if f.endswith(".json")]
         out = []
-        for f in sorted(os.listdir(d)):
+        for i, src in enumerate(files):
             p = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "rtapp"), "--lines", "--duration-ms",
-                                "1000", os.path.join(d, f)], capture_output=True, text=True, timeout=60)
+                                "1000", src], capture_output=True, text=True, timeout=60)
             if p.returncode == 0:
-                path = os.path.join(tmp, f + ".txt")
+                path = os.path.join(tmp, "%02d-%s.txt" % (i, os.path.basename(src)))
                 with open(path, "w") as o:
                     o.write(p.stdout)
                 out.append(path)

@@ -114,6 +114,45 @@ def test_seed_cyclic_example_wakes_on_cyclictest_intervals():
 
 # ------------------------------------------------------------ kernel semantics
 
+def test_fifo_task_takes_the_cpu_a_fair_one_would_share():
+    """rt-app's policy taking effect, measured by rt-app's own per-task figures: two run-bound tasks
+    pinned to CPU 1, one SCHED_FIFO and one SCHED_OTHER: the FIFO one does (nearly) all the work,
+    the fair one only what RT throttling leaves (5%); with both SCHED_OTHER they share it. Then a
+    per-phase change: a task whose phases are SCHED_FIFO then SCHED_OTHER runs alone in the first (a
+    loop of 1 ms of work takes ~1 ms) and shares the CPU with the fair task in the second (~2 ms). (The
+    first phase names its policy: without it, it would keep the second's from the thread's second
+    loop on, as in rt-app.)"""
+    both = {"global": {"duration": 1}, "tasks": {"rt": {"policy": "SCHED_FIFO", "priority": 10, "cpus": [1],
+                                                        "run": 1000},
+                                                 "ts": {"cpus": [1], "run": 1000}}}
+    fair = json.loads(json.dumps(both))
+    del fair["tasks"]["rt"]["policy"], fair["tasks"]["rt"]["priority"]
+    phases = {"hi": {"loop": 100, "policy": "SCHED_FIFO", "run": 1000},
+              "lo": {"loop": 100, "policy": "SCHED_OTHER", "run": 1000}}
+    phased = {"global": {"duration": 1}, "tasks": {"sw": {"cpus": [1], "phases": phases},
+                                                   "ts": {"cpus": [1], "run": 1000}}}
+    cmds = []
+    for doc in (both, fair, phased):
+        rc, out, err = tool_json(doc, "--lines")
+        assert rc == 0, err
+        cmds += out.splitlines()[:-1] + ["rtapp list", out.splitlines()[-1]]
+    assert "rtapp add rt p=f10 m=0x2 r1000" in cmds and "rtapp add sw m=0x2 x100,pf10,r1000 x100,n0,r1000" in cmds, cmds
+    r = boot("qemu-tc2", type_lines=cmds, timeout=120)
+    assert r.status == 0 and "error" not in r.output, r
+    assert "rtapp add rt i=1 l=-1 n=0 p=f10 m=0x2 r1000" in r.output, r
+    runs = r.output.split("rtapp: run tasks=")[1:]
+    assert len(runs) == 3, r
+    loops = [{x["task"]: x["loops"] for x in rows(run)} for run in runs]
+    # SCHED_FIFO against SCHED_OTHER: all the CPU but the 5% RT throttling leaves.
+    assert loops[0]["rt"] >= 0.9 * (loops[0]["rt"] + loops[0]["ts"]) and loops[0]["ts"] > 0, loops
+    # Both SCHED_OTHER at nice 0: halves.
+    assert 0.35 <= loops[1]["rt"] / float(loops[1]["rt"] + loops[1]["ts"]) <= 0.65, loops
+    # Per phase: run_us is the wall time of one loop's 1 ms of work.
+    sw = {x["phase"]: x for x in rows(runs[2]) if x["task"] == "sw"}
+    assert sw[0]["loops"] >= 100 and sw[1]["loops"] > 0, sw
+    assert sw[0]["run"] <= 1300 and sw[1]["run"] >= 1.5 * sw[0]["run"], sw
+
+
 def test_loops_instances_and_timer_sharing():
     run = ("rtapp add fin l=2 x3,r100,s200 x2,R50,s100; "
            "rtapp add shared i=2 r50,t1000:g0; rtapp add own i=2 r50,t1000:u0; "
@@ -227,7 +266,7 @@ def test_tool_refuses_what_is_absent_here_naming_the_key():
     base = {"loop": 1, "run": 1}
     for key, val, want in (("util_min", 100, "tasks.t.util_min"), ("dl-runtime", 1000, "tasks.t.dl-runtime"),
                            ("nodes_membind", [0], "tasks.t.nodes_membind"), ("taskgroup", "/tg1", "tasks.t.taskgroup"),
-                           ("policy", "SCHED_FIFO", "tasks.t.policy"), ("policy", "SCHED_DEADLINE", "tasks.t.policy")):
+                           ("policy", "SCHED_DEADLINE", "tasks.t.policy")):
         rc, out, err = tool_json({"tasks": {"t": dict(base, **{key: val})}})
         assert rc == 2 and out == "" and want in err and len(err.strip().splitlines()) == 1, (key, err)
     rc, _, err = tool_json({"tasks": {"t": {"phases": {"p": {"run": 1, "util_max": 5}}}}, "global": {"duration": 1}})
@@ -257,6 +296,85 @@ def test_tool_translates_every_event():
         "s10,R5; rtapp add b i=0 l=1 n=19 l2,w2:2,u2,r5; rtapp run 1000"), out
 
 
+def test_tool_translates_fifo_and_rr_as_rt_app_reads_them():
+    """rt-app's rules (src/rt-app_parse_config.c parse_sched_data(), src/rt-app.c set_thread_param()):
+    a task's policy, else global.default_policy; its priority, else 10 for SCHED_FIFO/RR and nice 0
+    otherwise; a phase with a policy takes it (priority: that policy's default), a phase with only a
+    priority keeps the policy in force (the task's, or the last earlier phase's), a phase with
+    neither changes nothing (a later loop keeps what the last phase set)."""
+    doc = {"global": {"duration": 1, "default_policy": "SCHED_RR"}, "tasks": {
+        "dflt": {"run": 1},                                                  # default_policy, its default 10
+        "fifo": {"policy": "SCHED_FIFO", "priority": 99, "run": 1},
+        "other": {"policy": "SCHED_OTHER", "priority": -7, "run": 1},
+        "other0": {"policy": "SCHED_OTHER", "run": 1},
+        "batch": {"policy": "SCHED_BATCH", "priority": 4, "run": 1},
+        "ph": {"policy": "SCHED_FIFO", "priority": 5, "phases": {
+            "keep": {"run": 1},                          # nothing: stays FIFO 5
+            "prio": {"priority": 30, "run": 2},          # FIFO 30 (the task's policy)
+            "rr": {"policy": "SCHED_RR", "run": 3},      # RR at its default, 10
+            "rrprio": {"priority": 2, "run": 4},         # RR 2 (the last phase's policy)
+            "other": {"policy": "SCHED_OTHER", "run": 5},  # SCHED_OTHER, nice 0
+            "nice": {"priority": -3, "run": 6},          # priority is the nice value now
+            "back": {"policy": "SCHED_FIFO", "priority": 1, "run": 7}}}}}
+    rc, out, err = tool_json(doc)
+    assert rc == 0, err
+    assert out.strip() == (
+        "rtapp clear; rtapp add dflt p=r10 r1; rtapp add fifo p=f99 r1; rtapp add other n=-7 r1; "
+        "rtapp add other0 r1; rtapp add batch n=4 r1; "
+        "rtapp add ph p=f5 r1 pf30,r2 pr10,r3 pr2,r4 n0,r5 n-3,r6 pf1,r7; rtapp run 1000"), out
+    # A phase naming a priority only, with the policy from the task, a task without "phases" (its one
+    # phase carries no change of its own), and the SCHED_OTHER default when nothing names a policy.
+    rc, out, err = tool_json({"global": {"duration": 1}, "tasks": {
+        "a": {"phases": {"p": {"priority": 3, "run": 1}, "q": {"policy": "SCHED_FIFO", "run": 1}}},
+        "b": {"policy": "SCHED_FIFO", "priority": 42, "loop": 3, "run": 1}}})
+    assert rc == 0 and out.strip() == ("rtapp clear; rtapp add a n3,r1 pf10,r1; rtapp add b l=1 p=f42 x3,r1; "
+                                       "rtapp run 1000"), (out, err)
+    # A SCHED_DEADLINE default is refused only where a task takes it.
+    rc, out, err = tool_json({"global": {"duration": 1, "default_policy": "SCHED_DEADLINE"},
+                              "tasks": {"t": {"policy": "SCHED_FIFO", "run": 1}}})
+    assert rc == 0 and "p=f10" in out, err
+
+
+def test_tool_refuses_bad_priorities_and_deadline_naming_the_key():
+    cases = [
+        ({"tasks": {"t": {"policy": "SCHED_FIFO", "priority": 0, "run": 1}}},
+         "tasks.t.priority: 0 is out of range (1..99: the SCHED_FIFO priority)"),
+        ({"tasks": {"t": {"policy": "SCHED_FIFO", "priority": 120, "run": 1}}},
+         "tasks.t.priority: 120 is out of range (1..99"),
+        ({"tasks": {"t": {"policy": "SCHED_RR", "priority": -1, "run": 1}}}, "tasks.t.priority: -1 is out of range"),
+        ({"tasks": {"t": {"policy": "SCHED_OTHER", "priority": 40, "run": 1}}},
+         "tasks.t.priority: 40 is out of range (-20..19: for SCHED_OTHER rt-app's priority is the nice value)"),
+        ({"tasks": {"t": {"priority": -21, "run": 1}}}, "tasks.t.priority: -21 is out of range"),
+        ({"global": {"default_policy": "SCHED_RR"}, "tasks": {"t": {"priority": 0, "run": 1}}},
+         "tasks.t.priority: 0 is out of range (1..99: the SCHED_RR priority; the policy from global.default_policy)"),
+        ({"tasks": {"t": {"policy": "SCHED_FIFO", "priority": "10", "run": 1}}},
+         "tasks.t.priority: must be an integer"),
+        ({"tasks": {"t": {"policy": "SCHED_fifo", "run": 1}}}, "tasks.t.policy: invalid policy"),
+        ({"global": {"default_policy": "FIFO"}, "tasks": {"t": {"run": 1}}}, "global.default_policy: invalid policy"),
+        ({"global": {"duration": 1}, "tasks": {"t": {"policy": "SCHED_FIFO", "phases": {
+            "p": {"priority": 100, "run": 1}}}}},
+         "tasks.t.phases.p.priority: 100 is out of range (1..99: the SCHED_FIFO priority; the phase keeps the "
+         "policy in force, SCHED_FIFO)"),
+        ({"global": {"duration": 1}, "tasks": {"t": {"policy": "SCHED_FIFO", "phases": {
+            "p": {"policy": "SCHED_OTHER", "run": 1}, "q": {"priority": 50, "run": 1}}}}},
+         "tasks.t.phases.q.priority: 50 is out of range (-20..19"),
+        ({"global": {"duration": 1}, "tasks": {"t": {"phases": {"p": {"policy": "SCHED_RR", "priority": 0,
+                                                                      "run": 1}}}}},
+         "tasks.t.phases.p.priority: 0 is out of range (1..99: the SCHED_RR priority)"),
+        # SCHED_DEADLINE, however it is named: the error names the task's JSON path.
+        ({"tasks": {"t": {"policy": "SCHED_DEADLINE", "run": 1}}}, "tasks.t.policy: unsupported policy SCHED_DEADLINE"),
+        ({"global": {"default_policy": "SCHED_DEADLINE"}, "tasks": {"t": {"run": 1}}},
+         "tasks.t: its policy, SCHED_DEADLINE from global.default_policy, is unsupported"),
+        ({"global": {"duration": 1}, "tasks": {"t": {"phases": {"p": {"policy": "SCHED_DEADLINE", "run": 1}}}}},
+         "tasks.t.phases.p.policy: unsupported policy SCHED_DEADLINE"),
+        ({"tasks": {"t": {"policy": "SCHED_FIFO", "dl-period": 1000, "run": 1}}}, "tasks.t.dl-period: unsupported key"),
+    ]
+    for doc, want in cases:
+        rc, out, err = tool_json(doc)
+        assert rc == 2 and out == "" and len(err.strip().splitlines()) == 1, (doc, err)
+        assert err.startswith("rtapp: error: ") and want in err, (doc, want, err)
+
+
 def upstream_files():
     assert os.path.isdir(UPSTREAM), "%s missing: run make outside (tools/outside-inputs.sh)" % UPSTREAM
     return sorted(f for f in os.listdir(UPSTREAM) if f.endswith(".json"))
@@ -266,8 +384,6 @@ def test_upstream_examples_translate_or_are_refused_naming_the_key():
     """Every JSON of Debian's rt-app doc/examples (subfolders flattened: tutorial/example1.json is
     tutorial_example1.json): what the tool says."""
     refused = {
-        "cpufreq_governor_efficiency_calibration.json": "global.default_policy: unsupported policy SCHED_FIFO",
-        "cpufreq_governor_efficiency_dvfs.json": "tasks.thread.policy: unsupported policy SCHED_FIFO",
         # merge.py's fragments, not workloads: rt-app refuses them as they are too.
         "merge_global.json": "tasks: missing", "merge_resources.json": "tasks: missing",
         "merge_thread0.json": "tasks.thread0.lock_order: must be a string",
@@ -287,6 +403,87 @@ def test_upstream_examples_translate_or_are_refused_naming_the_key():
             assert rc == 2 and out == "" and refused[f] in last, (f, err)
         else:
             assert rc == 0 and out.startswith("rtapp clear; rtapp add "), (f, err)
+    # The SCHED_FIFO ones (no priority: rt-app's default, 10): from global.default_policy, from the task.
+    for f in ("cpufreq_governor_efficiency_calibration.json", "cpufreq_governor_efficiency_dvfs.json"):
+        rc, out, err = tool(os.path.join(UPSTREAM, f), "--duration-ms", "300")
+        assert rc == 0 and "rtapp add thread l=" in out and " p=f10 " in out, (f, out, err)
+
+
+# What tools/rtapp makes of the rt-app files with SCHED_FIFO / SCHED_RR in ../shared/outside/rtapp-rt
+# (sources and quirks: its INDEX.md): pieces of the translation (a list), or the refusal (a str).
+OUTSIDE_RT = {
+    "jedichen121-9b218f5__example1.json": ["rtapp add thread0 l=1 p=r15 m=0x1 ", "rtapp add thread1 l=1 p=r10 m=0x1 "],
+    "lisa-49c99026-nb__rtapp_examples__cell12_out0.json": ["rtapp add task_per20 l=1 p=f10 x50,r20000,t100000:g0"],
+    "lkml-20200203-pkondeti__big-task.json": ["rtapp add big-task i=5 l=1 p=f10 x10,s100000,R100000"],
+    "rtapp-55cb0c0__calibration.json": ["rtapp add thread l=1 p=f10 r2000 s2000"],
+    "rtapp-55cb0c0__dvfs.json": ["rtapp add thread l=10 p=f10 m=0x2 t1200000:g0 r900000"],
+    "rtapp-issue118__invar0.json": ["rtapp add invar0 l=1 pf15,r10 r10"],
+    "rtapp-pr70__task0.json": ["rtapp add task0 l=2 p=f10 r2000,s8000 n0,r2000,s8000"],
+    # A phase holding only "delay": rt-app (since 2016) refuses a phase without events too.
+    "lisa-bb5ff50d-nb__rtapp_example__cell14_out1.json":
+        "tasks.task_pls5-80.phases.p000000: no events (rt-app refuses a phase without events); its keys: delay",
+    # rt-app's pre-2014 grammar: "lock_order" reads as a lock event, which takes a string (rt-app refuses it too).
+    "rtapp-3013be9__taskset.json": "tasks.thread0.lock_order: must be a string",
+    # thread-A is SCHED_DEADLINE: no deadline class here.
+    "rtapp-issue130__taskset.json": "tasks.thread-A.policy: unsupported policy SCHED_DEADLINE",
+}
+
+
+def test_outside_rt_files_translate_or_name_what_is_absent():
+    """Every rt-app file of ../shared/outside/rtapp-rt that names SCHED_FIFO or SCHED_RR translates,
+    its tasks with the policy and priority rt-app gives them, or is refused (exit 2, one line) naming
+    the key of something absent here or that rt-app refuses as well. A file not listed above must
+    translate or be refused naming a key of its tasks or global section."""
+    d = os.path.join(OUTSIDE, "rtapp-rt")
+    if not os.path.isdir(d):
+        print("test_outside_rt_files: %s absent: skipped" % d)
+        return
+    files = sorted(f for f in os.listdir(d) if f.endswith(".json"))
+    rt = [f for f in files if re.search(r"SCHED_(FIFO|RR)", open(os.path.join(d, f), encoding="utf-8").read())]
+    assert rt, files
+    for f in rt:
+        rc, out, err = tool(os.path.join(d, f), "--duration-ms", "300")
+        want = OUTSIDE_RT.get(f)
+        if rc == 0:
+            assert not isinstance(want, str) and out.startswith("rtapp clear; rtapp add "), (f, err)
+            assert all(piece in out for piece in want or []), (f, want, out)
+            assert re.search(r" p=[fr]\d+ | p[fr]\d+,", out), (f, "no RT task", out)
+            continue
+        last = err.strip().splitlines()[-1]
+        assert rc == 2 and out == "" and sum(l.startswith("rtapp: error: ") for l in err.splitlines()) == 1, (f, err)
+        if want is None:
+            assert re.match(r"rtapp: error: (tasks|global)\.", last), (f, last)
+        else:
+            assert isinstance(want, str) and want in last, (f, want, last)
+
+
+def test_outside_rt_files_run_on_qemu_tc2():
+    """The rt-app files of ../shared/outside/rtapp-rt that translate, run one after the other in one
+    boot (300 ms each; the LKML one whole, 2 s): each ends with its RESULT line and no error. The
+    LKML one shows what its mail expects: 5 SCHED_FIFO tasks, unpinned, each on a CPU of its own
+    (no two stacked: each loop's 100 ms of runtime, 100 ms of sleep, takes ~200 ms)."""
+    d = os.path.join(OUTSIDE, "rtapp-rt")
+    if not os.path.isdir(d):
+        print("test_outside_rt_files_run: %s absent: skipped" % d)
+        return
+    lkml = "lkml-20200203-pkondeti__big-task.json"
+    cmds, ran = [], []
+    for f in sorted(f for f, want in OUTSIDE_RT.items() if isinstance(want, list)):
+        if os.path.exists(os.path.join(d, f)):
+            rc, out, err = tool(os.path.join(d, f), "--duration-ms", "0" if f == lkml else "300", "--lines")
+            assert rc == 0, (f, err)
+            cmds += out.splitlines()
+            ran.append(f)
+    r = boot("qemu-tc2", type_lines=cmds, timeout=180)
+    assert r.status == 0 and "error" not in r.output and "panic" not in r.output, r
+    runs = r.output.split("rtapp: run tasks=")[1:]
+    assert len(runs) == len(ran) and all(RESULT.search(run) for run in runs), r
+    if lkml in ran:
+        big = rows(runs[ran.index(lkml)])
+        assert len(big) == 5 and len({x["inst"] for x in big}) == 5, big
+        assert all(x["loops"] == 10 and 190000 <= x["act_period"] <= 215000 for x in big), big
+        assert len({int(m) for m in re.findall(r"^rtapp: task=big-task inst=\d+ tid=\d+ cpu=(\d+)",
+                                                 runs[ran.index(lkml)], re.M)}) == 5, runs[ran.index(lkml)]
 
 
 def real_rtapp_says_malformed(path, workdir):
@@ -330,6 +527,56 @@ def test_real_rt_app_and_the_tool_refuse_the_same_malformed_files():
         mine = [("malformed JSON" in tool(f, "--duration-ms", "100")[2]) for f in files]
         assert sum(real) >= 5, list(zip(files, real))
         assert real == mine, [(os.path.basename(f), r, m) for f, r, m in zip(files, real, mine) if r != m]
+    finally:
+        shutil.rmtree(work)
+
+
+def real_rtapp_task_sched(path, workdir):
+    """The policy and priority the real rt-app (Debian's 1.0) gives task 0 of @path: its notice
+    "[0] Using SCHED_X policy with priority N", printed before it sets them (which fails
+    unprivileged, ending the run). Run as in real_rtapp_says_malformed(); None if not printed."""
+    p = subprocess.run(["timeout", "-s", "KILL", "2", "setpriv", "--reuid=nobody", "--regid=nogroup",
+                        "--clear-groups", os.path.join(workdir, "rt-app"), path], cwd=workdir,
+                       capture_output=True, text=True)
+    m = re.search(r"\[0\] Using (SCHED_\w+) policy with priority (-?\d+)", p.stdout + p.stderr)
+    return (m.group(1), int(m.group(2))) if m else None
+
+
+def tool_task_sched(out):
+    """The policy and priority of the first `rtapp add` of tools/rtapp's output, in rt-app's terms."""
+    words = re.search(r"rtapp add \S+((?: [a-z]=\S+)*)", out).group(1).split()
+    opts = dict(w.split("=", 1) for w in words)
+    if "p" in opts:
+        return ({"f": "SCHED_FIFO", "r": "SCHED_RR"}[opts["p"][0]], int(opts["p"][1:]))
+    return ("SCHED_OTHER", int(opts.get("n", 0)))
+
+
+def test_real_rt_app_and_the_tool_give_a_task_the_same_policy_and_priority():
+    """rt-app's own parser as the oracle for a task's policy and priority (global.default_policy, the
+    task's policy, the priority and its defaults: 10 for SCHED_FIFO/RR, nice 0 otherwise). Debian's
+    rt-app 1.0 has no per-phase policy: phases are checked against rt-app's source by the tests above."""
+    assert os.access(RTAPP_BIN, os.X_OK), "%s missing: run make outside" % RTAPP_BIN
+    cases = [(None, {}), (None, {"priority": 7}), (None, {"priority": -20}), (None, {"policy": "SCHED_FIFO"}),
+             (None, {"policy": "SCHED_FIFO", "priority": 42}), ("SCHED_RR", {}), ("SCHED_RR", {"priority": 3}),
+             ("SCHED_FIFO", {"policy": "SCHED_OTHER"}), ("SCHED_FIFO", {"policy": "SCHED_RR", "priority": 99}),
+             ("SCHED_OTHER", {"policy": "SCHED_RR"}), ("SCHED_FIFO", {"priority": 1})]
+    work = tempfile.mkdtemp()
+    os.chmod(work, 0o777)
+    shutil.copy(RTAPP_BIN, os.path.join(work, "rt-app"))
+    os.chmod(os.path.join(work, "rt-app"), 0o755)
+    try:
+        for i, (default, task) in enumerate(cases):
+            g = {"duration": 1, "calibration": 100, "logdir": work}
+            if default:
+                g["default_policy"] = default
+            path = os.path.join(work, "case%d.json" % i)
+            with open(path, "w") as f:
+                json.dump({"global": g, "tasks": {"t": dict(task, loop=1, run=10)}}, f)
+            os.chmod(path, 0o644)
+            rc, out, err = tool(path)
+            assert rc == 0, (default, task, err)
+            real = real_rtapp_task_sched(path, work)
+            assert real is not None and real == tool_task_sched(out), (default, task, real, out)
     finally:
         shutil.rmtree(work)
 

@@ -8,12 +8,20 @@
  * translates rt-app's JSON into these lines.
  *
  * Console grammar (one command per line, at most 255 characters, 16 words):
- *   rtapp add NAME [i=N] [l=LOOP] [n=NICE] [m=HEXMASK] [d=DELAY_US] [PHASE|+ITEMS ...]
+ *   rtapp add NAME [i=N] [l=LOOP] [n=NICE] [p=POLICY] [m=HEXMASK] [d=DELAY_US] [PHASE|+ITEMS ...]
  *   rtapp phase NAME PHASE|+ITEMS ...	append to NAME, the last spec added
+ * The task's scheduling: p=o (SCHED_OTHER, the default) at nice n= (-20..19,
+ * default 0), p=f<prio> (SCHED_FIFO) or p=r<prio> (SCHED_RR), prio 1..99;
+ * each instance is created with it (whatever policy the `rtapp run` caller
+ * has, as rt-app sets every thread's own).
  * A PHASE word starts a new phase; a word starting with '+' appends its
  * items to the last phase (so a phase can have any number of events).
  * Items, comma-separated, events in execution order:
- *   x<loop> m<hexmask> n<nice>		phase loop (-1 or >= 1), affinity, nice
+ *   x<loop> m<hexmask>			phase loop (-1 or >= 1), affinity
+ *   n<nice> pf<prio> pr<prio>		the phase's scheduling, from the phase on (rt-app's
+ *					policy/priority of a phase): SCHED_OTHER at that nice
+ *					(from an RT policy too), SCHED_FIFO or SCHED_RR at prio
+ *					1..99; the last of them in a phase counts; none: unchanged
  *   r<us> R<us> s<us>			run (fixed work), runtime (wall time), sleep
  *   t<us>:g<k> t<us>:u<k> (T: absolute)	timer k, shared or per instance
  *   l<k> u<k>				lock / unlock mutex k
@@ -43,7 +51,8 @@
 #define RTAPP_MAX_BYTES 100000000L	/* one memory/I/O event */
 #define RTAPP_MAX_THREADS 64		/* instances and forks of one run */
 #define RTAPP_NAME_LEN 12		/* 11 characters; the task is NAME-<inst> */
-#define RTAPP_NICE_KEEP 127
+#define RTAPP_NICE_KEEP 127		/* a phase's nice when its policy is not SCHED_OTHER */
+#define RTAPP_POLICY_KEEP (-1)		/* a phase that leaves the scheduling as it is */
 
 enum rt_ev_type {
 	EV_RUN, EV_RUNTIME, EV_SLEEP, EV_TIMER,
@@ -64,10 +73,18 @@ struct rt_event {
 	uint32_t arg;		/* us, bytes or hops */
 };
 
+/*
+ * Scheduling (a spec's, or a phase's change): policy SCHED_OTHER at nice, or
+ * SCHED_FIFO / SCHED_RR at rt_prio (include/kernel/sched/class.h's numbers).
+ * Fields are sized so that the structs have no padding (tests compare them
+ * with memcmp).
+ */
 struct rt_phase {
 	int32_t loop;		/* -1 or >= 1 */
 	uint32_t mask;		/* 0: the task's */
-	int nice;		/* RTAPP_NICE_KEEP: unchanged */
+	int nice;		/* policy SCHED_OTHER: -20..19; else RTAPP_NICE_KEEP */
+	int16_t policy;		/* RTAPP_POLICY_KEEP: unchanged; SCHED_OTHER, SCHED_FIFO or SCHED_RR */
+	int16_t rt_prio;	/* SCHED_FIFO / SCHED_RR: 1..99; else 0 */
 	uint16_t first, nr_events;	/* in rt_prog.ev */
 };
 
@@ -75,9 +92,11 @@ struct rt_spec {
 	char name[RTAPP_NAME_LEN];
 	int instances;
 	int32_t loop;		/* -1: forever */
-	int nice;
+	int nice;		/* -20..19 */
 	uint32_t mask;		/* 0: every CPU */
 	uint32_t delay_us;
+	int16_t policy;		/* SCHED_OTHER (default), SCHED_FIFO or SCHED_RR */
+	int16_t rt_prio;	/* SCHED_FIFO / SCHED_RR: 1..99; else 0 */
 	uint16_t first, nr_phases;	/* in rt_prog.ph */
 };
 

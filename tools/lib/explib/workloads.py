@@ -169,7 +169,7 @@ class RtappSpec:
             return None
         spec = {"name": words[0], "instances": 1, "loop": -1, "delay_us": 0, "phases": []}
         for w in words[1:]:
-            m = re.fullmatch(r"([ilnmd])=(-?\w+)", w)
+            m = re.fullmatch(r"([ilnmdp])=(-?\w+)", w)
             if m:
                 key, val = m.groups()
                 try:
@@ -184,7 +184,7 @@ class RtappSpec:
                 continue
             phase = {"loop": 1, "events": []}
             for item in w.split(","):
-                m = re.fullmatch(r"x(-?\d+)|[mn]-?\w+|([rRs])(\d+)|([tT])(\d+):([gu])(\d+)", item)
+                m = re.fullmatch(r"x(-?\d+)|[mn]-?\w+|p[fr]\d+|([rRs])(\d+)|([tT])(\d+):([gu])(\d+)", item)
                 if not m:
                     return None
                 if m.group(1) is not None:
