@@ -167,3 +167,70 @@ KT_CASE(semaphore_remembers_posts_and_hands_units_to_waiters)
 	sem_up(&s);
 	KT_ASSERT(!asleep(3) && s.count == 1);
 }
+
+/* Priority inheritance (kernel/sync/mutex.c): the owner runs at its top waiter's RT priority, and drops back. */
+KT_CASE(mutex_owner_inherits_the_top_waiters_priority_and_drops_back)
+{
+	struct mutex m = MUTEX_INIT;
+
+	machine();
+	KT_ASSERT_EQ(task_setscheduler(&t[1], SCHED_FIFO, 50), 0);
+	KT_ASSERT_EQ(task_setscheduler(&t[2], SCHED_RR, 30), 0);
+	KT_ASSERT(mutex_lock_or_queue(&m, &we[0], &t[0]));
+	KT_ASSERT_EQ(t[0].prio, 0);
+	KT_ASSERT(!mutex_lock_or_queue(&m, &we[2], &t[2]));
+	KT_ASSERT_EQ(t[0].prio, 30);
+	KT_ASSERT(!mutex_lock_or_queue(&m, &we[1], &t[1]));
+	KT_ASSERT_EQ(t[0].prio, 50);
+	KT_ASSERT(t[0].sched_class == sched_class_of_policy(SCHED_FIFO));
+	KT_ASSERT_EQ(t[0].policy, SCHED_OTHER);	/* what the user set is kept */
+	/* Unlock: to the highest waiter (t[1], queued after t[2]); t[0] drops back to the fair class. */
+	KT_ASSERT_EQ(mutex_unlock_for(&m, &t[0]), MUTEX_OK);
+	KT_ASSERT(mutex_owner(&m) == &t[1]);
+	KT_ASSERT_EQ(t[0].prio, 0);
+	KT_ASSERT(t[0].sched_class == sched_class_of_policy(SCHED_OTHER));
+	/* t[1] (50) owns it with t[2] (30) waiting: nothing to inherit above its own. */
+	KT_ASSERT_EQ(t[1].prio, 50);
+	KT_ASSERT_EQ(mutex_unlock_for(&m, &t[1]), MUTEX_OK);
+	KT_ASSERT(mutex_owner(&m) == &t[2]);
+	KT_ASSERT_EQ(mutex_unlock_for(&m, &t[2]), MUTEX_OK);
+}
+
+KT_CASE(mutex_inheritance_follows_a_chain_of_owners)
+{
+	struct mutex m1 = MUTEX_INIT, m2 = MUTEX_INIT;
+
+	machine();
+	KT_ASSERT_EQ(task_setscheduler(&t[2], SCHED_FIFO, 70), 0);
+	KT_ASSERT(mutex_lock_or_queue(&m1, &we[0], &t[0]));	/* t0 holds m1 */
+	KT_ASSERT(mutex_lock_or_queue(&m2, &we[1], &t[1]));	/* t1 holds m2 ... */
+	KT_ASSERT(!mutex_lock_or_queue(&m1, &we[3], &t[1]));	/* ... and waits on m1 */
+	KT_ASSERT(!mutex_lock_or_queue(&m2, &we[2], &t[2]));	/* t2 (70) waits on m2 */
+	KT_ASSERT_EQ(t[1].prio, 70);
+	KT_ASSERT_EQ(t[0].prio, 70);	/* through t1, which waits on t0's mutex */
+	KT_ASSERT_EQ(mutex_unlock_for(&m1, &t[0]), MUTEX_OK);
+	KT_ASSERT_EQ(t[0].prio, 0);
+	KT_ASSERT(mutex_owner(&m1) == &t[1]);
+	KT_ASSERT_EQ(t[1].prio, 70);	/* still lends m2 to t2 */
+	KT_ASSERT_EQ(mutex_unlock_for(&m2, &t[1]), MUTEX_OK);
+	KT_ASSERT_EQ(t[1].prio, 0);
+	KT_ASSERT(mutex_owner(&m2) == &t[2]);
+	KT_ASSERT_EQ(mutex_unlock_for(&m1, &t[1]), MUTEX_OK);
+	KT_ASSERT_EQ(mutex_unlock_for(&m2, &t[2]), MUTEX_OK);
+}
+
+KT_CASE(setscheduler_refuses_bad_policies_and_priorities)
+{
+	machine();
+	KT_ASSERT_EQ(task_setscheduler(&t[0], SCHED_FIFO, 0), -1);
+	KT_ASSERT_EQ(task_setscheduler(&t[0], SCHED_RR, 100), -1);
+	KT_ASSERT_EQ(task_setscheduler(&t[0], SCHED_OTHER, 5), -1);
+	KT_ASSERT_EQ(task_setscheduler(&t[0], SCHED_DEADLINE, 0), -1);
+	KT_ASSERT_EQ(t[0].policy, SCHED_OTHER);
+	KT_ASSERT_EQ(t[0].prio, 0);
+	KT_ASSERT(t[0].sched_class == sched_class_of_policy(SCHED_OTHER));
+	KT_ASSERT_EQ(task_setscheduler(&t[0], SCHED_RR, 99), 0);
+	KT_ASSERT_EQ(t[0].prio, 99);
+	KT_ASSERT_EQ(task_setscheduler(&t[0], SCHED_OTHER, 0), 0);
+	KT_ASSERT_EQ(t[0].prio, 0);
+}
