@@ -270,10 +270,10 @@ static int cmd_cyclictest(int argc, char **argv)
 		count += t->count;
 	}
 	ksnprintf(fields, sizeof(fields),
-		  "threads=%lu policy=%s prio=%lu duration_us=%llu lat_min_us=%llu lat_avg_us=%llu lat_max_us=%llu",
-		  threads, policy == SCHED_FIFO ? "fifo" : policy == SCHED_RR ? "rr" : "other", prio,
-		  (unsigned long long)duration_us, (unsigned long long)(count ? min / 1000 : 0),
-		  (unsigned long long)(count ? sum / count / 1000 : 0), (unsigned long long)(max / 1000));
+		  "threads=%lu duration_us=%llu lat_min_us=%llu lat_avg_us=%llu lat_max_us=%llu policy=%s prio=%lu",
+		  threads, (unsigned long long)duration_us, (unsigned long long)(count ? min / 1000 : 0),
+		  (unsigned long long)(count ? sum / count / 1000 : 0), (unsigned long long)(max / 1000),
+		  policy == SCHED_FIFO ? "fifo" : policy == SCHED_RR ? "rr" : "other", prio);
 	print_result("cyclictest", fields, &from);
 	bench_put(b);
 	return 0;

@@ -86,7 +86,8 @@ def test_cyclictest_p_gives_threads_decreasing_fifo_priorities():
     assert r.status == 0, r
     assert re.findall(r"^T:\s*\d+ \(\s*\d+\) P:\s*(\d+)", r.output, re.M) == ["80", "79", "78", "77", "5", "4"], \
         r.output
-    assert "threads=4 policy=fifo prio=80" in r.output and "threads=2 policy=rr prio=5" in r.output, r.output
+    assert re.search(r"threads=4 .* policy=fifo prio=80 ", r.output) and re.search(r"threads=2 .* policy=rr prio=5 ", r.output), \
+        r.output
 
 
 def test_fifo_cyclictest_keeps_its_latency_beside_fair_spinners_in_the_simulator():
