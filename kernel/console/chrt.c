@@ -8,10 +8,10 @@
  * Without a policy option the policy is SCHED_RR, as util-linux's. A bad
  * policy, priority or task id: one `error: chrt: ...` line, nothing changes.
  */
-#include <stdlib.h>
 #include <string.h>
 
 #include "kernel/console/shell.h"
+#include "kernel/lib/cmdline.h"
 #include "kernel/lib/printk.h"
 #include "kernel/sched/sched.h"
 
@@ -20,20 +20,6 @@ struct chrt_args {
 	bool pid_mode, show_range;
 	int first;		/* index of the first operand */
 };
-
-static bool parse_int(const char *s, long lo, long hi, long *out)
-{
-	char *end;
-	long v;
-
-	if (!s || !*s)
-		return false;
-	v = strtol(s, &end, 10);
-	if (*end || v < lo || v > hi)
-		return false;
-	*out = v;
-	return true;
-}
 
 /* Options before the operands; false after printing the error. */
 static bool parse_options(int argc, char **argv, struct chrt_args *a)
@@ -82,7 +68,7 @@ static bool parse_prio(const char *s, int policy, int *prio)
 	long v;
 	bool rt = policy == SCHED_FIFO || policy == SCHED_RR;
 
-	if (!parse_int(s, rt ? RT_PRIO_MIN : 0, rt ? RT_PRIO_MAX : 0, &v)) {
+	if (!cmdline_parse_long(s, rt ? RT_PRIO_MIN : 0, rt ? RT_PRIO_MAX : 0, &v)) {
 		if (rt)
 			kprintf("error: chrt: priority '%s' out of range for %s (%d..%d)\n", s ? s : "",
 				sched_policy_name(policy), RT_PRIO_MIN, RT_PRIO_MAX);
@@ -100,7 +86,7 @@ static struct task *parse_tid(const char *s)
 	long v;
 	struct task *t;
 
-	if (!parse_int(s, 1, 0x7fffffffL, &v)) {
+	if (!cmdline_parse_long(s, 1, 0x7fffffffL, &v)) {
 		kprintf("error: chrt: '%s' is not a task id\n", s ? s : "");
 		return NULL;
 	}

@@ -20,7 +20,7 @@ int sched_nr_classes;
 static void check_class(const struct sched_class *c)
 {
 	if (!c->name || !c->enqueue || !c->dequeue || !c->pick_next || !c->put_prev || !c->set_curr ||
-	    !c->update_curr || !c->tick || !c->check_preempt || !c->select_rq || !c->balance)
+	    !c->update_curr || !c->tick || !c->check_preempt || !c->select_rq)
 		panic("sched: class '%s' lacks an operation include/kernel/sched/class.h requires",
 		      c->name ? c->name : "?");
 }

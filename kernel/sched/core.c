@@ -109,8 +109,10 @@ static void update_task_avg(struct task *p, uint64_t now, bool runnable, bool ru
 static void __attribute__((noinline)) run_class_work(struct rq *rq, unsigned int work)
 {
 	for (int i = 0; work; i++, work >>= 1)
-		if (work & 1u)
+		if (work & 1u) {
+			KASSERT_DEBUG(sched_class_order[i]->balance);	/* only a class with one sets its bit */
 			sched_class_order[i]->balance(rq);
+		}
 }
 
 /* Unlock @rq, then do the class work queued under it; returns whether there was some. */

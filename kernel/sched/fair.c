@@ -440,11 +440,6 @@ static void fair_switched_to(struct rq *rq, struct task *p)
 	p->se.vruntime = p->state == TASK_WAKING ? 0 : cfs_min_vruntime(&rq->cfs);
 }
 
-static void fair_balance(struct rq *rq)
-{
-	(void)rq;	/* the fair class balances from the tick and the idle loop (balance.c) */
-}
-
 static void fair_for_each_queued(const struct rq *rq, void (*fn)(const struct task *p, void *arg), void *arg)
 {
 	if (rq->cfs.curr)
@@ -480,7 +475,6 @@ struct sched_class fair_sched_class = {
 	.select_rq = fair_select_rq,
 	.migrate = fair_migrate,
 	.switched_to = fair_switched_to,
-	.balance = fair_balance,
 	.for_each_queued = fair_for_each_queued,
 	.check = fair_check,
 };

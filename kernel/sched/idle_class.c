@@ -67,11 +67,6 @@ static int idle_select_rq(struct task *p, int prev_cpu, bool wakeup)
 	panic("sched: idle task %u placed on cpu%d", (unsigned)p->tid, prev_cpu);
 }
 
-static void idle_balance(struct rq *rq)
-{
-	(void)rq;
-}
-
 static struct sched_class idle_sched_class = {
 	.name = "idle",
 	.idle = true,
@@ -84,6 +79,5 @@ static struct sched_class idle_sched_class = {
 	.tick = idle_tick,
 	.check_preempt = idle_check_preempt,
 	.select_rq = idle_select_rq,
-	.balance = idle_balance,
 };
 SCHED_CLASS(idle_sched_class, 90);

@@ -510,11 +510,6 @@ static bool waited_long(const struct rq *rq, const struct task *p, uint64_t now,
 	return now - p->wait_start_ns > grace_ns;
 }
 
-int rt_highest_prio(int cpu)
-{
-	return READ_ONCE(cpu_rq(cpu)->rt.highest);
-}
-
 bool rt_check_invariant(int cpu, uint64_t now, uint64_t grace_ns)
 {
 	struct rq *rq = cpu_rq(cpu);

@@ -16,18 +16,7 @@ void mutex_init(struct mutex *m)
 	*m = init;
 }
 
-/* The highest effective priority among @m's waiters, 0 if none or none RT. m->wq.lock held. */
-static int top_waiter_prio(const struct mutex *m)
-{
-	int best = 0;
-
-	for (const struct wait_entry *e = m->wq.head; e; e = e->next)
-		if (e->task->prio > best)
-			best = e->task->prio;
-	return best;
-}
-
-/* The waiter that gets @m: the highest priority, the first queued among equals. m->wq.lock held. */
+/* The waiter that gets @m: the highest priority, the first queued among equals; NULL if none. m->wq.lock held. */
 static struct wait_entry *top_waiter(const struct mutex *m)
 {
 	struct wait_entry *best = m->wq.head;
@@ -36,6 +25,14 @@ static struct wait_entry *top_waiter(const struct mutex *m)
 		if (e->task->prio > best->task->prio)
 			best = e;
 	return best;
+}
+
+/* The RT priority @m's owner inherits from its waiters, 0 if none. m->wq.lock held. */
+static int top_waiter_prio(const struct mutex *m)
+{
+	const struct wait_entry *e = top_waiter(m);
+
+	return e ? e->task->prio : 0;
 }
 
 /* What @t should inherit: the top waiter of each mutex it holds. pi_lock held. */
@@ -182,7 +179,7 @@ enum mutex_result mutex_unlock_for(struct mutex *m, const struct task *t)
 		return MUTEX_NOT_OWNER;
 	}
 	held_remove(old, m);
-	next = m->wq.head ? top_waiter(m) : NULL;
+	next = top_waiter(m);
 	/* Hand-off: the chosen waiter owns it before it even runs. */
 	if (next) {
 		next_owner = next->task;

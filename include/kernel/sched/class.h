@@ -77,8 +77,9 @@ struct sched_class {
 	/* @p leaves @src's queue for another rq (wake-up elsewhere: @src locked, @p off it). */
 	void (*migrate)(struct rq *src, struct task *p);
 	/*
-	 * Work the class asked for with rq_class_work() (RT push and pull):
-	 * run by whoever unlocks @rq next, with no rq lock held, IRQs off.
+	 * Work the class asked for by setting its bit in rq->class_work (RT
+	 * push and pull): run by whoever unlocks @rq next, with no rq lock
+	 * held, IRQs off. NULL for a class that never sets its bit.
 	 */
 	void (*balance)(struct rq *rq);
 	/* @p has just joined this class, before it is queued again (if it is); p->cpu's rq is locked. */

@@ -80,7 +80,5 @@ extern cpumask_t rt_overloaded;
 bool rt_check_invariant(int cpu, uint64_t now, uint64_t grace_ns);
 /* How many times rt_check_invariant() found the invariant broken, since boot. */
 uint32_t rt_invariant_breaks(void);
-/* Host tests: the highest priority queued on @cpu (0: none), from the bitmap. */
-int rt_highest_prio(int cpu);
 
 #endif
