@@ -167,6 +167,8 @@ static struct {
 	volatile bool go_bg;		/* the measured task is ready for its background */
 	int local_bg;			/* background tasks the measured task creates itself */
 	int nice;			/* the measured task's nice once its background runs */
+	int rt_prio;			/* >0: the measured tasks run SCHED_FIFO at this priority (*_fifo figures) */
+	int policy, prio;		/* what the measured task ran at (RESULT's policy= prio=) */
 	bool failed;
 	char extra[256];		/* figure-specific fields */
 } mb;
@@ -255,10 +257,12 @@ static void result(const char *fig, const struct stats *s, const char *extra,
 	energy_take_snapshot(&to);
 	n = ksnprintf(line, sizeof(line),
 		      "RESULT bench=microbench board=%s pack=%s fig=%s tasks=%d cpu=%d n=%u median_ns=%llu "
-		      "min_ns=%llu p90_ns=%llu max_ns=%llu%s%s%s ",
+		      "min_ns=%llu p90_ns=%llu max_ns=%llu%s policy=%s prio=%d%s%s ",
 		      BOARD_NAME, pack_policy_current()->name, fig, mb.tasks, mb.cpu, s->n,
 		      (unsigned long long)s->med, (unsigned long long)s->min, (unsigned long long)s->p90,
-		      (unsigned long long)s->max, mean, extra && *extra ? " " : "", extra ? extra : "");
+		      (unsigned long long)s->max, mean,
+		      mb.policy == SCHED_FIFO ? "fifo" : mb.policy == SCHED_RR ? "rr" : "other", mb.prio,
+		      extra && *extra ? " " : "", extra ? extra : "");
 	if (n < (int)sizeof(line))
 		energy_result_fields(line + n, sizeof(line) - (size_t)n, from, &to);
 	kprintf("%s\n", line);
@@ -275,6 +279,22 @@ static struct task *spawn(const char *name, void (*fn)(void *), void *arg, int n
 		mb.failed = true;
 	}
 	return t;
+}
+
+/* SCHED_FIFO at mb.rt_prio (the *_fifo figures: cyclictest -p 80's priority). */
+static void set_fifo(struct task *t)
+{
+	if (task_setscheduler(t, SCHED_FIFO, mb.rt_prio) != 0) {
+		kprintf("error: microbench: cannot make %s SCHED_FIFO\n", t->name);
+		mb.failed = true;
+	}
+}
+
+/* The measured task's policy, read back once it is set (RESULT's policy= prio=). */
+static void note_policy(void)
+{
+	mb.policy = current_task()->policy;
+	mb.prio = current_task()->rt_priority;
 }
 
 static void bg_fn(void *arg)
@@ -333,8 +353,12 @@ static void bg_wait(void)
 		task_sleep_ns(20 * NSEC_PER_USEC);
 	if (READ_ONCE(bg.want))
 		task_sleep_ns(200 * NSEC_PER_USEC);
-	/* Created at nice -20 (see run_on); from here on at the figure's nice. */
-	task_set_nice(current_task(), mb.nice);
+	/* Created at nice -20 (see run_on); from here on at the figure's nice or RT priority. */
+	if (mb.rt_prio)
+		set_fifo(current_task());
+	else
+		task_set_nice(current_task(), mb.nice);
+	note_policy();
 }
 
 static bool asleep(const struct task *t)
@@ -416,6 +440,16 @@ static void ctxsw_fn(void *arg)
 		bg.n++;
 	}
 	task_set_nice(self, 0);
+	if (mb.rt_prio) {
+		/*
+		 * Ourselves first: a partner made FIFO while we are still fair
+		 * would preempt us and, alone at its priority, never yield back.
+		 */
+		set_fifo(self);
+		for (int i = 0; i < bg.n; i++)
+			set_fifo(bg.t[i]);
+	}
+	note_policy();
 	WRITE_ONCE(mb.go_bg, true);
 	/* Yield until one of our yields lets (nearly) every task run once. */
 	until = arch_now_ns() + 500 * NSEC_PER_MSEC;
@@ -441,6 +475,9 @@ static void ctxsw_fn(void *arg)
 		n++;
 	}
 	mb.n = n;
+	/* FIFO partners alone on a CPU would keep it from the console until throttled: end them now. */
+	if (mb.rt_prio)
+		WRITE_ONCE(bg.stop, true);
 	ksnprintf(mb.extra, sizeof(mb.extra), "yields_per_window=%u switches_per_window=%llu "
 		  "switches_per_round=%u", k, (unsigned long long)stats_of(sb_, n).med, round);
 }
@@ -830,12 +867,18 @@ static void idle_fn(void *arg)
 
 /* ------------------------------------------------------------ driver */
 
+/*
+ * The *_fifo figures are ctxsw, wake_local and wake_busy with the measured
+ * task (and ctxsw's partners) at SCHED_FIFO 80; the background stays
+ * SCHED_OTHER, so wake_busy_fifo is an RT task preempting a fair spinner.
+ */
 enum fig { F_CTXSW, F_WAKE_LOCAL, F_WAKE_BUSY, F_WAKE_REMOTE, F_TICK, F_TICK_IRQ, F_SELECT, F_PACK, F_PELT,
-	   F_IDLE, F_MEM, F_NR };
+	   F_IDLE, F_MEM, F_CTXSW_FIFO, F_WAKE_FIFO, F_WAKE_BUSY_FIFO, F_NR };
 static const char *const fig_names[F_NR] = {
 	"ctxsw", "wake_local", "wake_busy", "wake_remote", "tick", "tick_irq", "select", "pack", "pelt", "idle",
-	"mem",
+	"mem", "ctxsw_fifo", "wake_fifo", "wake_busy_fifo",
 };
+#define MB_FIFO_PRIO 80
 
 /*
  * Run @fn pinned to @cpu with @nbg background yielders on @bg_cpu; join
@@ -891,18 +934,24 @@ static void run_fig(enum fig f, int cpu, int tasks)
 	mb.stop = false;
 	mb.w = NULL;
 	mb.done = 0;
+	mb.policy = SCHED_OTHER;
+	mb.prio = 0;
+	mb.rt_prio = f == F_CTXSW_FIFO || f == F_WAKE_FIFO || f == F_WAKE_BUSY_FIFO ? MB_FIFO_PRIO : 0;
 	energy_take_snapshot(&from);
 	switch (f) {
 	case F_CTXSW:
+	case F_CTXSW_FIFO:
 		mb.local_bg = nbg < 1 ? 1 : nbg;	/* ctxsw_fn creates its own partners */
 		if (!run_on(cpu, ctxsw_fn, 0, cpu, 0))
 			break;
 		s = stats_of(sa_, mb.n);
-		result("ctxsw", &s, mb.extra, &from);
+		result(fig_names[f], &s, mb.extra, &from);
 		break;
 	case F_WAKE_LOCAL:
 	case F_WAKE_BUSY:
-	case F_WAKE_REMOTE: {
+	case F_WAKE_REMOTE:
+	case F_WAKE_FIFO:
+	case F_WAKE_BUSY_FIFO: {
 		bool remote = f == F_WAKE_REMOTE;
 		struct stats cb, irq, split;
 		struct task *w = NULL;
@@ -918,7 +967,7 @@ static void run_fig(enum fig f, int cpu, int tasks)
 				break;
 			}
 			blocker_stop(w);
-		} else if (f == F_WAKE_BUSY) {
+		} else if (f == F_WAKE_BUSY || f == F_WAKE_BUSY_FIFO) {
 			bool ok;
 
 			bg.spin = true;
@@ -1097,7 +1146,8 @@ static int cmd_microbench(int argc, char **argv)
 						;
 					if (f == F_NR) {
 						kprintf("error: microbench: unknown figure '%s' (all ctxsw wake_local wake_busy "
-							"wake_remote tick tick_irq select pack pelt idle mem)\n", p);
+							"wake_remote tick tick_irq select pack pelt idle mem ctxsw_fifo "
+							"wake_fifo wake_busy_fifo)\n", p);
 						return 1;
 					}
 					want[f] = true;

@@ -315,6 +315,7 @@ static int cmd_stress(int argc, char **argv)
 			kprintf("stress: LOST WAKE-UP? worker %d (task %u, %s on cpu%d): owed %u consumed %u pending %u\n",
 				i, (unsigned)w->task->tid, task_state_name(w->task), w->task->cpu, (unsigned)w->owed,
 				(unsigned)w->consumed, (unsigned)w->pending);
+			sched_report_task("stress:   ", w->task);	/* where it has been (debug kernels) */
 		}
 	}
 	if (lost || failed_early(starve_before)) {

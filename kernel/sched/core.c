@@ -1153,13 +1153,16 @@ int task_set_affinity(struct task *p, uint32_t cpus_allowed)
 	uint32_t online = sched_online_mask();
 	unsigned long flags;
 	struct rq *rq;
-	int target = -1;
+	int target = -1, old_weight;
 
 	if (p->is_idle || !(cpus_allowed & online))
 		return -1;
 	flags = arch_irq_save();
 	rq = task_rq_lock(p);
+	old_weight = p->nr_cpus_allowed;
 	task_cpus_from_word(p, cpus_allowed & online);
+	if (p->on_rq && p->sched_class->set_cpus_allowed)
+		p->sched_class->set_cpus_allowed(rq, p, old_weight);
 	if (p->on_rq && !task_allowed_on(p, rq->cpu)) {
 		if (rq->curr == p) {
 			/* schedule_locked pushes it away when it next switches out. */
@@ -1175,7 +1178,7 @@ int task_set_affinity(struct task *p, uint32_t cpus_allowed)
 			p->cpu = target;
 		}
 	}
-	spin_unlock(&rq->lock);
+	rq_unlock(rq);
 	if (target >= 0)
 		enqueue_on(p, target, ENQ_MIGRATED);
 	arch_irq_restore(flags);

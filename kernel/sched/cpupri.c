@@ -39,14 +39,14 @@ int cpupri_get(int cpu)
 	return READ_ONCE(cpu_level[cpu]);
 }
 
-bool cpupri_find(const cpumask_t *allowed, int below, cpumask_t *out)
+int cpupri_find(const cpumask_t *allowed, int below, cpumask_t *out)
 {
 	for (int level = 0; level < below && level < CPUPRI_NR_LEVELS; level++) {
 		if (!__atomic_load_n(&level_count[level], __ATOMIC_ACQUIRE))
 			continue;
 		cpumask_and(out, &level_cpus[level], allowed);
 		if (!cpumask_empty(out))
-			return true;
+			return level;
 	}
-	return false;
+	return -1;
 }

@@ -64,12 +64,45 @@ static void list_del(struct rt_list *n)
 	n->prev = n;
 }
 
+/* Ask for @what (RT_WORK_*) after @rq's unlock; @rq locked. */
+static void rt_request(struct rq *rq, unsigned int what)
+{
+	__atomic_fetch_or(&rq->rt.work, (uint8_t)what, __ATOMIC_RELAXED);
+	rq->class_work |= (uint8_t)(1u << rt_sched_class.idx);
+}
+
+/* The highest set bit of @bm below @below (0: none). */
+static int bitmap_highest_below(const uint32_t *bm, int below)
+{
+	for (int w = (below - 1) / 32; w >= 0 && below > 0; w--) {
+		uint32_t bits = bm[w];
+
+		if (w == (below - 1) / 32 && (below - 1) % 32 != 31)
+			bits &= (1u << ((below - 1) % 32 + 1)) - 1;
+		if (bits)
+			return w * 32 + 31 - __builtin_clz(bits);
+	}
+	return 0;
+}
+
 static int bitmap_highest(const uint32_t *bm)
 {
-	for (int w = RT_BITMAP_WORDS - 1; w >= 0; w--)
-		if (bm[w])
-			return w * 32 + 31 - __builtin_clz(bm[w]);
-	return 0;
+	return bitmap_highest_below(bm, RT_NR_PRIO);
+}
+
+/*
+ * rq->rt.waiting, with @curr the task that runs (or is about to; NULL: a
+ * lower class's): the highest priority of a queued migratory task, unless
+ * @curr is the only one of it.
+ */
+static void update_waiting(struct rq *rq, const struct task *curr)
+{
+	int h = bitmap_highest(rq->rt.mig_bitmap);
+
+	if (h && curr && curr->rt.on_list && curr->prio == h && curr->nr_cpus_allowed > 1 &&
+	    rq->rt.nr_mig_prio[h] == 1)
+		h = bitmap_highest_below(rq->rt.mig_bitmap, h);
+	WRITE_ONCE(rq->rt.waiting, h);
 }
 
 /* The highest queued priority changed (or may have): the bitmap says which, cpupri is told. */
@@ -83,9 +116,14 @@ static void update_highest(struct rq *rq)
 	cpupri_set(rq->cpu, h);
 }
 
+/*
+ * Overloaded (Linux's rt_overloaded): a task waits here and one of the
+ * queue may run elsewhere. Tasks pinned here have nowhere to go: no push
+ * or pull pass for them (two pinned FIFO tasks switch at the fair cost).
+ */
 static void update_overload(struct rq *rq)
 {
-	bool over = rq->rt.nr_running >= 2;
+	bool over = rq->rt.nr_running >= 2 && rq->rt.nr_migratory > 0;
 
 	if (over == rq->rt.overloaded)
 		return;
@@ -94,6 +132,19 @@ static void update_overload(struct rq *rq)
 		cpumask_set_atomic(&rt_overloaded, rq->cpu);
 	else
 		cpumask_clear_atomic(&rt_overloaded, rq->cpu);
+}
+
+/* @p (queued, at p->prio) counts as migratory (@d = 1) or no longer (-1). */
+static void account_migratory(struct rq *rq, const struct task *p, int d)
+{
+	uint16_t *n = &rq->rt.nr_mig_prio[p->prio];
+
+	rq->rt.nr_migratory += (unsigned int)d;
+	*n = (uint16_t)(*n + d);
+	if (*n)
+		rq->rt.mig_bitmap[p->prio / 32] |= 1u << (p->prio % 32);
+	else
+		rq->rt.mig_bitmap[p->prio / 32] &= ~(1u << (p->prio % 32));
 }
 
 static void rt_init_rq(struct rq *rq)
@@ -119,12 +170,15 @@ static void rt_enqueue(struct rq *rq, struct task *p, int flags)
 	p->rt.on_list = true;
 	rq->rt.bitmap[p->prio / 32] |= 1u << (p->prio % 32);
 	rq->rt.nr_running++;
+	if (p->nr_cpus_allowed > 1)
+		account_migratory(rq, p, 1);
 	if (p->prio > rq->rt.highest)
 		update_highest(rq);
 	update_overload(rq);
+	update_waiting(rq, rq->curr);
 	/* A second RT task here: one of the two may run elsewhere (push after the unlock). */
 	if (rq->rt.overloaded)
-		rq->class_work |= (uint8_t)(1u << rt_sched_class.idx);
+		rt_request(rq, RT_WORK_PUSH);
 }
 
 static void rt_dequeue(struct rq *rq, struct task *p, int flags)
@@ -138,11 +192,19 @@ static void rt_dequeue(struct rq *rq, struct task *p, int flags)
 	if (q->next == q)
 		rq->rt.bitmap[p->prio / 32] &= ~(1u << (p->prio % 32));
 	rq->rt.nr_running--;
-	update_highest(rq);
+	if (p->nr_cpus_allowed > 1)
+		account_migratory(rq, p, -1);
+	if (p->prio == rq->rt.highest)
+		update_highest(rq);
 	update_overload(rq);
-	/* This CPU's priority may have dropped below a task waiting elsewhere: pull after the unlock. */
-	if (!cpumask_empty(&rt_overloaded))
-		rq->class_work |= (uint8_t)(1u << rt_sched_class.idx);
+	update_waiting(rq, rq->curr);
+	/*
+	 * This CPU's priority dropped (the top task left): a task waiting
+	 * elsewhere may now outrank it, pull after the unlock. A lower task
+	 * leaving changes nothing a pull could fix.
+	 */
+	if (rq->rt.highest < p->prio && !cpumask_empty(&rt_overloaded))
+		rt_request(rq, RT_WORK_PULL);
 }
 
 static void requeue_tail(struct rq *rq, struct task *p)
@@ -200,6 +262,7 @@ static void check_throttle(struct rq *rq, uint64_t now)
 	if (sched_rt_runtime_ns < 0 || rq->rt.throttled || rq->rt.rt_time <= (uint64_t)sched_rt_runtime_ns)
 		return;
 	rq->rt.throttled = true;
+	update_waiting(rq, NULL);	/* every RT task here waits now */
 	rq->rt.nr_throttled++;
 	rq->need_resched = true;
 	timer_setup(&rq->rt_period_timer, rt_period_timer_fn, rq);
@@ -213,13 +276,16 @@ static struct task *rt_pick_next(struct rq *rq, struct task *prev, bool yield, u
 
 	if (yield && prev->sched_class == &rt_sched_class && prev->rt.on_list)
 		requeue_tail(rq, prev);
-	if (!h || rq->rt.throttled)
+	if (!h || rq->rt.throttled) {
+		update_waiting(rq, NULL);
 		return NULL;
+	}
 	next = task_of_rt(rq->rt.queue[h].next);
 	if (next != prev)
 		next->rt.exec_start = now;
+	update_waiting(rq, next);
 	if (rq->rt.overloaded)	/* one waits: it may run elsewhere */
-		rq->class_work |= (uint8_t)(1u << rt_sched_class.idx);
+		rt_request(rq, RT_WORK_PUSH);
 	return next;
 }
 
@@ -231,13 +297,13 @@ static void rt_put_prev(struct rq *rq, struct task *prev)
 	 * the queue asked for its pull in rt_dequeue().)
 	 */
 	if (!cpumask_empty(&rt_overloaded))
-		rq->class_work |= (uint8_t)(1u << rt_sched_class.idx);
+		rt_request(rq, RT_WORK_PULL);
 }
 
 static void rt_set_curr(struct rq *rq, struct task *p, uint64_t now)
 {
-	(void)rq;
 	p->rt.exec_start = now;
+	update_waiting(rq, p);
 }
 
 static void rt_tick(struct rq *rq, struct task *curr, uint64_t now)
@@ -246,15 +312,29 @@ static void rt_tick(struct rq *rq, struct task *curr, uint64_t now)
 	check_throttle(rq, now);
 	/* A waiting task a push missed (it raced with a CPU's drop in priority): try again. */
 	if (rq->rt.overloaded)
-		rq->class_work |= (uint8_t)(1u << rt_sched_class.idx);
+		rt_request(rq, RT_WORK_PUSH);
 	if (!task_is_rr(curr) || curr->rt.time_slice)
 		return;
 	curr->rt.time_slice = sched_rr_timeslice_ns;
 	/* Slice over: behind the others of its priority, if there are any (sched(7)). */
 	if (curr->rt.node.next != curr->rt.node.prev) {
 		requeue_tail(rq, curr);
+		update_waiting(rq, curr);	/* no longer alone at the head: its priority waits */
 		rq->need_resched = true;
 	}
+}
+
+static void rt_set_cpus_allowed(struct rq *rq, struct task *p, int old_weight)
+{
+	int d = (p->nr_cpus_allowed > 1) - (old_weight > 1);
+
+	if (!d)
+		return;
+	account_migratory(rq, p, d);
+	update_overload(rq);
+	update_waiting(rq, rq->curr);
+	if (rq->rt.overloaded)
+		rt_request(rq, RT_WORK_PUSH);
 }
 
 static bool rt_check_preempt(const struct rq *rq, const struct task *p)
@@ -304,7 +384,7 @@ static int find_lowest_cpu(const struct task *p, int prefer)
 	for (int cpu = pick_near(&m, prefer); cpu >= 0; cpu = cpumask_next(&m, cpu))
 		if (cpu_idle_now(cpu))
 			return cpu;
-	if (!cpupri_find(&allowed, p->prio, &m))
+	if (cpupri_find(&allowed, p->prio, &m) < 0)
 		return -1;
 	return pick_near(&m, prefer);
 }
@@ -362,7 +442,11 @@ static struct task *waiting_task(struct rq *rq, int dst, int above)
  */
 static struct task *pushable_task(struct rq *rq, int *cpu)
 {
-	for (int prio = rq->rt.highest; prio > 0; prio--) {
+	cpumask_t m;
+	/* No online CPU runs below @low: tasks of @low and under have nowhere to go (the scan stops there). */
+	int low = cpupri_find(&sched_cpus_online, RT_NR_PRIO, &m);
+
+	for (int prio = rq->rt.highest; prio > low; prio--) {
 		struct rt_list *q = &rq->rt.queue[prio];
 
 		for (struct rt_list *n = q->next; n != q; n = n->next) {
@@ -430,9 +514,17 @@ static void pull_tasks_to(struct rq *rq)
 
 		if (cpu >= sched_nr_cpus())
 			break;
-		if (READ_ONCE(src->rt.highest) <= READ_ONCE(rq->rt.highest))
+		/* Nothing waits there that outranks us (a hint: re-checked under the locks). */
+		if (READ_ONCE(src->rt.waiting) <= READ_ONCE(rq->rt.highest))
 			continue;
-		double_rq_lock(rq, src);
+		/*
+		 * Never wait for a busy queue: CPUs whose priority drops at once
+		 * would all queue on the one overloaded CPU's lock with IRQs off
+		 * (the herd Linux's RT_PUSH_IPI avoids). Its own push, at its next
+		 * tick or unlock, moves the task instead.
+		 */
+		if (!double_rq_trylock(rq, src))
+			continue;
 		p = src->rt.overloaded ? waiting_task(src, rq->cpu, rq->rt.highest) : NULL;
 		/* Only a task that waits because something higher runs there (else it runs there soon). */
 		if (p && p->on_rq && p->state == TASK_RUNNABLE && p->prio <= src->curr->prio) {
@@ -453,10 +545,12 @@ static void rt_balance(struct rq *rq)
 	 * others', as they do: a CPU that drops while a task queues elsewhere
 	 * either pulls it or is seen by that CPU's push.
 	 */
+	unsigned int work = __atomic_exchange_n(&rq->rt.work, 0, __ATOMIC_RELAXED);
+
 	smp_mb();
-	if (!cpumask_empty(&rt_overloaded))
+	if ((work & RT_WORK_PULL) && !cpumask_empty(&rt_overloaded))
 		pull_tasks_to(rq);
-	if (READ_ONCE(rq->rt.overloaded))
+	if ((work & RT_WORK_PUSH) && READ_ONCE(rq->rt.overloaded))
 		push_tasks(rq);
 }
 
@@ -474,7 +568,10 @@ static void rt_for_each_queued(const struct rq *rq, void (*fn)(const struct task
 
 static bool rt_check(const struct rq *rq)
 {
-	unsigned int count = 0;
+	unsigned int count = 0, migratory = 0;
+	const struct task *curr = rq->curr;
+	int h = bitmap_highest(rq->rt.mig_bitmap), waiting = h;
+	unsigned int mig_prio[RT_NR_PRIO] = { 0 };
 
 	for (int prio = 0; prio < RT_NR_PRIO; prio++) {
 		const struct rt_list *q = &rq->rt.queue[prio];
@@ -488,10 +585,20 @@ static bool rt_check(const struct rq *rq)
 			if (p->prio != prio || !p->rt.on_list || p->sched_class != &rt_sched_class)
 				return false;
 			count++;
+			migratory += p->nr_cpus_allowed > 1;
+			mig_prio[prio] += p->nr_cpus_allowed > 1;
 		}
+		if (mig_prio[prio] != rq->rt.nr_mig_prio[prio] ||
+		    ((rq->rt.mig_bitmap[prio / 32] >> (prio % 32)) & 1u) != (mig_prio[prio] != 0))
+			return false;
 	}
-	return count == rq->rt.nr_running && rq->rt.highest == bitmap_highest(rq->rt.bitmap) &&
-	       rq->rt.overloaded == (rq->rt.nr_running >= 2);
+	/* curr the only migratory task of the top level: what waits is the next level down. */
+	if (h && curr->rt.on_list && curr->prio == h && curr->nr_cpus_allowed > 1 && !rq->rt.throttled &&
+	    rq->rt.nr_mig_prio[h] == 1)
+		waiting = bitmap_highest_below(rq->rt.mig_bitmap, h);
+	return count == rq->rt.nr_running && migratory == rq->rt.nr_migratory && waiting == rq->rt.waiting &&
+	       rq->rt.highest == bitmap_highest(rq->rt.bitmap) &&
+	       rq->rt.overloaded == (rq->rt.nr_running >= 2 && migratory > 0);
 }
 
 /*
@@ -574,6 +681,7 @@ static struct sched_class rt_sched_class = {
 	.check_preempt = rt_check_preempt,
 	.select_rq = rt_select_rq,
 	.switched_to = rt_switched_to,
+	.set_cpus_allowed = rt_set_cpus_allowed,
 	.balance = rt_balance,
 	.for_each_queued = rt_for_each_queued,
 	.check = rt_check,

@@ -9,7 +9,8 @@ import re
 
 from qemulib import boot
 
-FIGS = ("ctxsw", "wake_local", "wake_busy", "wake_remote", "tick", "tick_irq", "select", "pack", "idle", "mem")
+FIGS = ("ctxsw", "wake_local", "wake_busy", "wake_remote", "tick", "tick_irq", "select", "pack", "idle", "mem",
+        "ctxsw_fifo", "wake_fifo", "wake_busy_fifo")
 
 
 def results(output):
@@ -34,6 +35,10 @@ def test_every_figure_prints_a_result_line_per_task_count():
             assert x["board"] == board and x["pack"] == "rails", x
             for k in ("median_ns", "min_ns", "p90_ns", "max_ns", "cpu1_busy_us"):
                 assert x[k].isdigit(), (k, x)
+            # The measured task's policy as it ran, read back from the task: FIFO 80 for the
+            # *_fifo figures (cyclictest -p 80's), SCHED_OTHER for the others.
+            want = ("fifo", "80") if x["fig"].endswith("_fifo") else ("other", "0")
+            assert (x["policy"], x["prio"]) == want, x
             if x["fig"] != "mem":
                 assert 0 < int(x["min_ns"]) <= int(x["median_ns"]) <= int(x["p90_ns"]) <= int(x["max_ns"]), x
             # A mean from the samples wherever there are samples (PELT's rows are per-call batches).

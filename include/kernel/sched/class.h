@@ -82,6 +82,12 @@ struct sched_class {
 	 * held, IRQs off. NULL for a class that never sets its bit.
 	 */
 	void (*balance)(struct rq *rq);
+	/*
+	 * Queued @p's affinity has just changed (it had @old_weight CPUs), @rq
+	 * locked; if @rq's CPU is no longer allowed, the core moves @p next.
+	 * NULL: the class does not care.
+	 */
+	void (*set_cpus_allowed)(struct rq *rq, struct task *p, int old_weight);
 	/* @p has just joined this class, before it is queued again (if it is); p->cpu's rq is locked. */
 	void (*switched_to)(struct rq *rq, struct task *p);
 	/* Each task queued on @rq, curr included: @fn for each (debug checks, reports). */

@@ -25,8 +25,9 @@ void cpupri_set(int cpu, int level);
 int cpupri_get(int cpu);
 /*
  * The CPUs of the lowest level below @below that @allowed holds, into
- * @out; false if none. O(levels) word tests, no scan of run queues.
+ * @out, and that level; -1 if none. O(levels) word tests, no scan of run
+ * queues.
  */
-bool cpupri_find(const cpumask_t *allowed, int below, cpumask_t *out);
+int cpupri_find(const cpumask_t *allowed, int below, cpumask_t *out);
 
 #endif

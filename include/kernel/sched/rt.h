@@ -34,6 +34,10 @@ struct task;
 #define RT_NR_PRIO 100		/* list index = RT priority; 0 unused */
 #define RT_BITMAP_WORDS ((RT_NR_PRIO + 31) / 32)
 
+/* rt_rq.work: a push of the waiting tasks, a pull into this CPU (after the unlock). */
+#define RT_WORK_PUSH 1u
+#define RT_WORK_PULL 2u
+
 struct rt_list {
 	struct rt_list *next, *prev;	/* circular; each queue's head is a sentinel */
 };
@@ -49,10 +53,22 @@ struct rt_rq {
 	struct rt_list queue[RT_NR_PRIO];
 	uint32_t bitmap[RT_BITMAP_WORDS];	/* bit n: queue[n] non-empty */
 	unsigned int nr_running;	/* curr included */
+	unsigned int nr_migratory;	/* of them, those allowed on more than one CPU */
+	uint16_t nr_mig_prio[RT_NR_PRIO];	/* migratory tasks queued per priority */
+	uint32_t mig_bitmap[RT_BITMAP_WORDS];	/* bit n: nr_mig_prio[n] != 0 */
+	uint8_t work;			/* RT_WORK_*: what the next rt balance() does (atomic) */
 	int highest;			/* highest queued priority, 0 if none */
+	/*
+	 * Highest priority of a migratory task queued here but not running
+	 * (0: none): what a pull could take (Linux's highest_prio.next, the
+	 * top of its pushable list). Written under the lock whenever the queue
+	 * or curr changes; others read it without the lock, as a hint to skip
+	 * this queue.
+	 */
+	int waiting;
 	uint64_t level_since_ns;	/* when highest last changed */
 	uint64_t push_start_ns, push_done_ns;	/* the last push pass over this queue (the invariant check) */
-	bool overloaded;		/* in rt_overloaded: more than one RT task here */
+	bool overloaded;		/* in rt_overloaded: a second RT task here, one of them free to move */
 	bool throttled;			/* used its runtime this period */
 	uint64_t rt_time;		/* ns run by RT tasks in this period */
 	uint64_t period_start;		/* start of the current throttling period */
