@@ -64,6 +64,13 @@ static void list_del(struct rt_list *n)
 	n->prev = n;
 }
 
+/* The invariant check's timestamps (debug kernels only: a clock read on the wake-up path otherwise). */
+#ifdef CONFIG_SCHED_DEBUG
+#define rt_stamp(field) ((field) = arch_now_ns())
+#else
+#define rt_stamp(field) ((void)0)
+#endif
+
 /* Ask for @what (RT_WORK_*) after @rq's unlock; @rq locked. */
 static void rt_request(struct rq *rq, unsigned int what)
 {
@@ -97,8 +104,14 @@ static int bitmap_highest(const uint32_t *bm)
  */
 static void update_waiting(struct rq *rq, const struct task *curr)
 {
-	int h = bitmap_highest(rq->rt.mig_bitmap);
+	int h;
 
+	if (!rq->rt.nr_migratory) {	/* pinned tasks only (or none): nothing to pull, no scan */
+		if (rq->rt.waiting)
+			WRITE_ONCE(rq->rt.waiting, 0);
+		return;
+	}
+	h = bitmap_highest(rq->rt.mig_bitmap);
 	if (h && curr && curr->rt.on_list && curr->prio == h && curr->nr_cpus_allowed > 1 &&
 	    rq->rt.nr_mig_prio[h] == 1)
 		h = bitmap_highest_below(rq->rt.mig_bitmap, h);
@@ -111,7 +124,7 @@ static void update_highest(struct rq *rq)
 	int h = bitmap_highest(rq->rt.bitmap);
 
 	if (h != rq->rt.highest)
-		rq->rt.level_since_ns = arch_now_ns();	/* rq->clock may be stale here (a migration's source) */
+		rt_stamp(rq->rt.level_since_ns);	/* not rq->clock: stale here (a migration's source) */
 	rq->rt.highest = h;
 	cpupri_set(rq->cpu, h);
 }
@@ -172,8 +185,11 @@ static void rt_enqueue(struct rq *rq, struct task *p, int flags)
 	rq->rt.nr_running++;
 	if (p->nr_cpus_allowed > 1)
 		account_migratory(rq, p, 1);
-	if (p->prio > rq->rt.highest)
-		update_highest(rq);
+	if (p->prio > rq->rt.highest) {	/* the new top: no bitmap scan needed */
+		rt_stamp(rq->rt.level_since_ns);
+		rq->rt.highest = p->prio;
+		cpupri_set(rq->cpu, p->prio);
+	}
 	update_overload(rq);
 	update_waiting(rq, rq->curr);
 	/* A second RT task here: one of the two may run elsewhere (push after the unlock). */
@@ -479,10 +495,10 @@ static void push_tasks(struct rq *rq)
 			return;
 		}
 		if (tries == 0)
-			rq->rt.push_start_ns = arch_now_ns();
+			rt_stamp(rq->rt.push_start_ns);
 		p = rq->rt.overloaded ? pushable_task(rq, &cpu) : NULL;
 		if (!p)
-			rq->rt.push_done_ns = arch_now_ns();
+			rt_stamp(rq->rt.push_done_ns);
 		spin_unlock(&rq->lock);
 		if (!p)
 			return;
