@@ -20,6 +20,7 @@
 #include "boot/mmu.h"
 #include "drivers/dt.h"
 #include "drivers/gic.h"
+#include "drivers/power.h"
 #include "drivers/psci.h"
 #include "drivers/timer.h"
 #include "drivers/vexpress.h"
@@ -159,14 +160,19 @@ void smp_boot_secondaries(unsigned int timeout_ms)
 
 	if (scu_enable())
 		kprintf("smp: the SCU was off: enabled it and flushed cpu0's caches before releasing the secondaries\n");
-	dcache_clean_range(boot_cpu_hwid, sizeof(boot_cpu_hwid));
 	boot_gicc_phys = gic_cpu_interface_base();
 	dcache_clean_range(&boot_gicc_phys, sizeof(boot_gicc_phys));
 	for (int i = 1; i < nr_cpus; i++) {
 		struct cpu_info *c = &cpus[i];
 
 		c->state = CPU_BOOTING;
-		if (method_is(c, "psci") || (!c->enable_method && psci_present())) {
+		if (power_cpu_refused(c->hwid)) {
+			/* Not in boot_cpu_hwid[]: if the SGI wakes it anyway, it parks itself (boot/head.S). */
+			c->state = CPU_FAILED;
+			boot_cpu_hwid[i] = 0xffffffffu;
+			kprintf("cpu%d offline: mpidr=0x%x not released: %s\n", i, (unsigned)c->hwid,
+				power_cpu_refused(c->hwid));
+		} else if (method_is(c, "psci") || (!c->enable_method && psci_present())) {
 			int err = psci_present() ? psci_cpu_on(c->hwid, (uint32_t)(uintptr_t)secondary_entry, (uint32_t)i)
 						 : PSCI_NOT_SUPPORTED;
 
@@ -189,6 +195,7 @@ void smp_boot_secondaries(unsigned int timeout_ms)
 				c->enable_method ? c->enable_method : "(none)");
 		}
 	}
+	dcache_clean_range(boot_cpu_hwid, sizeof(boot_cpu_hwid));	/* read with the MMU off */
 	dsb();
 	if (sysflags) {
 		vexpress_set_flags((uint32_t)(uintptr_t)secondary_entry);
