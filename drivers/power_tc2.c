@@ -328,7 +328,7 @@ int power_tc2_probe(const struct fdt *fdt, const struct power_rail *rails, int n
 	int cci = fdt_find_compatible(fdt, -1, "arm,cci-400");
 	struct tc2_cpu_desc cpus[CONFIG_NR_CPUS];
 	int ncpus = smp_nr_cpus();
-	uint32_t freq = read_cntfrq();
+	uint32_t freq;
 	struct spc_io spc;
 	struct entry_state es;
 	const char *refusal;
@@ -336,6 +336,7 @@ int power_tc2_probe(const struct fdt *fdt, const struct power_rail *rails, int n
 
 	if (scc < 0 || cci < 0 || !fdt_node_enabled(fdt, scc) || !fdt_node_enabled(fdt, cci))
 		return 0;
+	freq = read_cntfrq();	/* only now: a core without the generic timer (A9) has no CNTFRQ */
 	for (int i = 0; i < ncpus; i++)
 		cpus[i] = (struct tc2_cpu_desc){ smp_cpu(i)->hwid, smp_cpu(i)->node };
 	spc = (struct spc_io){ spc_mmio_read, spc_mmio_write, NULL };
