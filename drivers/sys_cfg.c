@@ -7,7 +7,6 @@ int sys_cfg_xfer_io(const struct sys_cfg_io *io, bool write, unsigned int func, 
 		    unsigned int position, unsigned int device, uint32_t *data)
 {
 	uint64_t deadline;
-	uint32_t stat;
 
 	if (func > 0x3fu || site > 3u || position > 0xfu || device > 0xfffu)
 		return SYS_CFG_EINVAL;
@@ -21,7 +20,8 @@ int sys_cfg_xfer_io(const struct sys_cfg_io *io, bool write, unsigned int func, 
 					 (site << 16) | (position << 12) | device);
 	deadline = io->now_ns(io->ctx) + SYS_CFG_TIMEOUT_NS;
 	for (;;) {
-		stat = io->read(io->ctx, SYS_CFGSTAT);
+		uint32_t stat = io->read(io->ctx, SYS_CFGSTAT);
+
 		if (stat & SYS_CFGSTAT_ERROR)
 			return SYS_CFG_EFAULT;
 		if (stat & SYS_CFGSTAT_COMPLETE)

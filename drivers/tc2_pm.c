@@ -147,7 +147,7 @@ static int rail_as_cluster(const struct power_rail *rail, const struct tc2_cpu_d
 	return cl;
 }
 
-static int fail(struct tc2_pm *pm, const char *fmt, unsigned int a, unsigned int b)
+static int probe_fail(struct tc2_pm *pm, const char *fmt, unsigned int a, unsigned int b)
 {
 	ksnprintf(pm->why, sizeof(pm->why), fmt, a, b);
 	return -1;
@@ -175,7 +175,7 @@ int tc2_pm_init(struct tc2_pm *pm, const struct tc2_hw *hw, const struct spc_io 
 	for (int r = 0; r < POWER_MAX_RAILS; r++)
 		pm->rail_cluster[r] = -1;
 	if (fdt_reg(fdt, scc, 0, &scc_base, &size) != 0 || fdt_reg(fdt, cci, 0, &cci_reg, &size) != 0)
-		return fail(pm, "SCC or CCI-400 node without a usable reg", 0, 0);
+		return probe_fail(pm, "SCC or CCI-400 node without a usable reg", 0, 0);
 	pm->spc_base = (uintptr_t)scc_base + SCC_SPC_OFFSET;
 	pm->cci_base = (uintptr_t)cci_reg;
 
@@ -183,9 +183,9 @@ int tc2_pm_init(struct tc2_pm *pm, const struct tc2_hw *hw, const struct spc_io 
 	a15_id = hw->read(hw->ctx, (uintptr_t)scc_base + SCC_A15_CONF) & SCC_CLUSTER_ID;
 	a7_id = hw->read(hw->ctx, (uintptr_t)scc_base + SCC_A7_CONF) & SCC_CLUSTER_ID;
 	if (a15_id >= TC2_CLUSTERS || a7_id >= TC2_CLUSTERS || a15_id == a7_id)
-		return fail(pm, "SCC reports A15 cluster %u, A7 cluster %u: not a TC2", a15_id, a7_id);
+		return probe_fail(pm, "SCC reports A15 cluster %u, A7 cluster %u: not a TC2", a15_id, a7_id);
 	if (nr_rails > POWER_MAX_RAILS)
-		return fail(pm, "more than %u rails", POWER_MAX_RAILS, 0);
+		return probe_fail(pm, "more than %u rails", POWER_MAX_RAILS, 0);
 	pm->nr_rails = nr_rails;
 
 	for (int r = 0; r < nr_rails; r++) {
