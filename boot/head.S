@@ -154,7 +154,7 @@ leave_hyp:
 1:	bic	r4, r4, #MODE_MASK
 	orr	r4, r4, #(MODE_SVC | PSR_I | PSR_F)
 	orr	r4, r4, #PSR_A
-	msr	spsr_hyp, r4
+	msr	spsr_cxsf, r4		/* Hyp's own SPSR: the banked SPSR_hyp form is UNPREDICTABLE from Hyp (ARM ARM B9.3.12) */
 	msr	elr_hyp, lr
 	eret
 	.fnend
