@@ -71,7 +71,7 @@ SAN_FLAGS   := -fsanitize=address,undefined -fno-omit-frame-pointer \
 	-fno-sanitize-recover=undefined -DCONFIG_SCHED_DEBUG
 # Driver files that are plain C (a register sequence behind accessors, a
 # counter's halves) are host-tested too: they join the host library.
-HOST_DRIVER_SRCS := drivers/energy_meter.c drivers/tc2_spc.c
+HOST_DRIVER_SRCS := drivers/energy_meter.c drivers/tc2_spc.c drivers/sys_cfg.c drivers/tc2_pm.c
 CORE_SRCS   := $(sort $(wildcard kernel/*/*.c tools/ports/host/*.c) $(HOST_DRIVER_SRCS))
 TEST_SRCS   := $(sort $(wildcard tests/host/test_*.c))
 TOOL_SRCS   := $(sort $(wildcard tools/*.c))

@@ -10,6 +10,7 @@
 #include "arch/cpu.h"
 #include "arch/power.h"
 #include "arch/smp.h"
+#include "boot/asm.h"
 #include "boot/mmu.h"
 #include "drivers/console.h"
 #include "drivers/gic.h"
@@ -254,6 +255,9 @@ void boot_main(uintptr_t dtb)
 
 		kprintf("\nsched-pack kernel (board %s, %s)\n", BOARD_NAME, model ? model : "unknown model");
 	}
+	/* U-Boot's bootz with ARMV7_NONSEC/VIRT: boot/head.S left HYP; the TC2 power path refuses warm boot. */
+	if ((boot_entry_cpsr & MODE_MASK) == MODE_HYP)
+		kprintf("boot: entered in HYP mode (non-secure): running in SVC, PL1 given the physical counter\n");
 	gic_init_dt(&fdt);
 	gic_cpu_init();
 	for (uint32_t sgi = 0; sgi < 16; sgi++)

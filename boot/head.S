@@ -44,6 +44,7 @@ reset:
 	.fnstart
 	.cantunwind
 	cpsid	aif
+	mrs	r11, cpsr		/* the entry mode, for boot_entry_cpsr (after .bss is cleared) */
 	bl	leave_hyp
 	mov	r10, r2			/* DTB pointer */
 	bl	mmu_caches_off
@@ -56,6 +57,8 @@ reset:
 1:	cmp	r0, r1
 	strlo	r2, [r0], #4
 	blo	1b
+	ldr	r0, =boot_entry_cpsr	/* D-cache off: the store reaches memory */
+	str	r11, [r0]
 	mov	r0, #0
 	bl	setup_cpu_stacks
 	mov	r0, #0
@@ -122,7 +125,16 @@ cpu_park:
 	b	1b
 	.fnend
 
-/* If entered in HYP mode (U-Boot with non-secure boot), drop to SVC. Also used by cpu_resume. */
+/*
+ * If entered in HYP mode (U-Boot with non-secure boot), drop to SVC. Also
+ * used by cpu_resume. As Linux's hyp-stub (arch/arm/kernel/hyp-stub.S,
+ * __hyp_stub_install_secondary) it first gives PL1 the physical counter
+ * and timer (CNTHCTL.PL1PCTEN | PL1PCEN, ARM ARM B4.1.26) - otherwise a
+ * CNTPCT read or CNTP_* access at PL1 traps to HYP, where nothing handles
+ * it - and zeroes CNTVOFF so the virtual counter equals the physical one.
+ * Only with the generic timer (ID_PFR1[19:16]); every core with HYP has it.
+ * Clobbers r4, r5.
+ */
 	.global leave_hyp
 leave_hyp:
 	.fnstart
@@ -130,10 +142,19 @@ leave_hyp:
 	and	r5, r4, #MODE_MASK
 	cmp	r5, #MODE_HYP
 	bxne	lr
-	bic	r4, r4, #MODE_MASK
+	mrc	p15, 0, r5, c0, c1, 1	/* ID_PFR1 */
+	tst	r5, #0x000f0000		/* GenTimer */
+	beq	1f
+	mrc	p15, 4, r5, c14, c1, 0	/* CNTHCTL */
+	orr	r5, r5, #3		/* PL1PCTEN | PL1PCEN */
+	mcr	p15, 4, r5, c14, c1, 0
+	mov	r5, #0
+	mcrr	p15, 4, r5, r5, c14	/* CNTVOFF = 0 */
+	isb
+1:	bic	r4, r4, #MODE_MASK
 	orr	r4, r4, #(MODE_SVC | PSR_I | PSR_F)
 	orr	r4, r4, #PSR_A
-	msr	spsr_hyp, r4
+	msr	spsr_cxsf, r4		/* Hyp's own SPSR: the banked SPSR_hyp form is UNPREDICTABLE from Hyp (ARM ARM B9.3.12) */
 	msr	elr_hyp, lr
 	eret
 	.fnend
@@ -302,6 +323,12 @@ vec_irq:
 	.fnend
 
 /* ------------------------------------------------------------ stacks */
+/* ------------------------------------------------------------ data */
+	.section .data, "aw"
+	.align	2
+	.global boot_entry_cpsr
+boot_entry_cpsr:	.word	0	/* CPSR at _start (mode: SVC, or HYP; drivers/power_tc2.c) */
+
 	.section .stacks, "aw", %nobits
 	.align	12
 	.global svc_stacks

@@ -4,6 +4,7 @@
 #include <stdbool.h>
 
 #include "arch/arm.h"
+#include "arch/cache_levels.h"
 #include "arch/mm.h"
 #include "drivers/dt.h"
 #include "kernel/lib/fdt.h"
@@ -280,31 +281,29 @@ void dcache_clean_range(const void *start, unsigned long len)
 }
 
 /*
- * Linux v7_exit_coherency_flush(louis | all), arch/arm/include/asm/cacheflush.h,
- * with the set/way loop of v7_flush_dcache_all/_louis (arch/arm/mm/cache-v7.S;
- * ARM ARM B4.2.1 CLIDR, CCSIDR, CSSELR, DCCISW):
- *   SCTLR.C = 0 (no new allocations), isb;
- *   for each data/unified level below LoC (all) or LoUIS (louis):
- *     DCCISW every set and way;
- *   ACTLR.SMP = 0 (leave coherency), isb, dsb.
+ * Clean+invalidate the data caches by set/way (Linux v7_flush_dcache_all /
+ * _louis, arch/arm/mm/cache-v7.S; ARM ARM B4.2.1 CLIDR, CCSIDR, CSSELR,
+ * DCCISW), optionally leaving coherency around it (Linux
+ * v7_exit_coherency_flush(louis | all), arch/arm/include/asm/cacheflush.h):
+ *   SCTLR &= ~@sctlr_clear (C: no new allocations), isb;
+ *   for each data/unified level below @levels2 / 2: DCCISW every set and way;
+ *   ACTLR &= ~@actlr_clear (SMP: leave coherency), isb, dsb.
  * One asm block with no memory accesses between clearing C and the end of
  * the flush: a stack store there would go to memory under a dirty line.
  */
-void cpu_exit_coherency_flush(bool all)
+static inline __attribute__((always_inline)) void setway_flush(uint32_t levels2, uint32_t sctlr_clear,
+							       uint32_t actlr_clear)
 {
-	/* CLIDR LoC is [26:24], LoUIS [23:21]: shift so that "& 0xe" gives level * 2. */
-	uint32_t lim = all ? 23 : 20;
 	uint32_t tmp, clidr, lvl, lshift, way, wshift, nsets, set, op;
 
 	__asm__ volatile(
 		"mrc	p15, 0, %[tmp], c1, c0, 0\n\t"		/* SCTLR */
-		"bic	%[tmp], %[tmp], #4\n\t"			/* C */
+		"bic	%[tmp], %[tmp], %[sc]\n\t"
 		"mcr	p15, 0, %[tmp], c1, c0, 0\n\t"
 		"isb\n\t"
 		"dmb\n\t"
 		"mrc	p15, 1, %[clidr], c0, c0, 1\n\t"	/* CLIDR */
-		"lsr	%[lim], %[clidr], %[lim]\n\t"
-		"ands	%[lim], %[lim], #0xe\n\t"		/* last level * 2 */
+		"cmp	%[lim], #0\n\t"
 		"beq	5f\n\t"
 		"mov	%[lvl], #0\n"				/* level * 2, as CSSELR wants it */
 		"1:\n\t"
@@ -343,13 +342,28 @@ void cpu_exit_coherency_flush(bool all)
 		"dsb\n\t"
 		"isb\n\t"
 		"mrc	p15, 0, %[tmp], c1, c0, 1\n\t"		/* ACTLR */
-		"bic	%[tmp], %[tmp], #0x40\n\t"		/* SMP */
+		"bic	%[tmp], %[tmp], %[ac]\n\t"
 		"mcr	p15, 0, %[tmp], c1, c0, 1\n\t"
 		"isb\n\t"
 		"dsb"
-		: [lim] "+&r"(lim), [tmp] "=&r"(tmp), [clidr] "=&r"(clidr), [lvl] "=&r"(lvl),
+		: [tmp] "=&r"(tmp), [clidr] "=&r"(clidr), [lvl] "=&r"(lvl),
 		  [lshift] "=&r"(lshift), [way] "=&r"(way), [wshift] "=&r"(wshift),
 		  [nsets] "=&r"(nsets), [set] "=&r"(set), [op] "=&r"(op)
-		:
+		: [lim] "r"(levels2), [sc] "r"(sctlr_clear), [ac] "r"(actlr_clear)
 		: "cc", "memory");
+}
+
+/*
+ * The levels to flush come from CLIDR and MIDR, read before SCTLR.C goes
+ * off (registers only: no memory access): include/arch/cache_levels.h,
+ * which also applies Cortex-A9 erratum 643719 (LoUIS reads 0 on r0pX).
+ */
+void cpu_exit_coherency_flush(bool all)
+{
+	setway_flush(v7_flush_levels2(read_clidr(), read_midr(), all), SCTLR_C, ACTLR_SMP);
+}
+
+void dcache_flush_all(void)
+{
+	setway_flush(v7_flush_levels2(read_clidr(), read_midr(), true), 0, 0);
 }

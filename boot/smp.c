@@ -20,6 +20,7 @@
 #include "boot/mmu.h"
 #include "drivers/dt.h"
 #include "drivers/gic.h"
+#include "drivers/power.h"
 #include "drivers/psci.h"
 #include "drivers/timer.h"
 #include "drivers/vexpress.h"
@@ -28,8 +29,9 @@
 #include "kernel/lib/printk.h"
 #include "kernel/time/time.h"
 
+/* Cortex-A9 MPCore TRM (DDI 0407), 2.2.1 SCU Control Register: bit 0 = SCU enable. */
 #define SCU_CTRL    0x00
-#define SCU_INV_ALL 0x0c
+#define SCU_CTRL_ENABLE (1u << 0)
 
 /* Read by secondaries with the MMU off: cleaned to PoC before release. */
 uint32_t boot_cpu_hwid[CONFIG_NR_CPUS] = {
@@ -119,19 +121,31 @@ int smp_nr_online(void)
 	return n;
 }
 
-/* A9: the Snoop Control Unit keeps the L1s coherent; it must be on. */
-static void scu_enable(void)
+/*
+ * A9: the Snoop Control Unit keeps the L1s coherent; it must be on before
+ * a secondary joins. The firmware normally enables it; if not, this CPU has
+ * run for a while with its D-cache on and the SCU off, so its L1 holds dirty
+ * lines the SCU's duplicate tags do not know about (Cortex-A9 MPCore TRM,
+ * 2.2 "Snoop Control Unit"). As Linux's scu_enable()
+ * (arch/arm/kernel/smp_scu.c): set the enable bit WITHOUT invalidating the
+ * SCU tag RAMs (SCU_INV_ALL is for a core whose L1 is empty: invalidating
+ * the tags of lines this L1 holds dirty would lose their coherency), then
+ * clean+invalidate this CPU's caches so that everything it wrote so far is
+ * in memory where the secondaries read it. Returns true if it had to.
+ */
+static bool scu_enable(void)
 {
 	uint32_t ctrl;
 
 	if (!scu_base)
-		return;
+		return false;
 	ctrl = mmio_read32(scu_base + SCU_CTRL);
-	if (ctrl & 1)
-		return;
-	mmio_write32(scu_base + SCU_INV_ALL, 0xffff);
-	mmio_write32(scu_base + SCU_CTRL, ctrl | 1);
+	if (ctrl & SCU_CTRL_ENABLE)
+		return false;
+	mmio_write32(scu_base + SCU_CTRL, ctrl | SCU_CTRL_ENABLE);
 	dsb();
+	dcache_flush_all();
+	return true;
 }
 
 static bool method_is(const struct cpu_info *c, const char *m)
@@ -144,15 +158,21 @@ void smp_boot_secondaries(unsigned int timeout_ms)
 	bool sysflags = false;
 	uint64_t deadline;
 
-	scu_enable();
-	dcache_clean_range(boot_cpu_hwid, sizeof(boot_cpu_hwid));
+	if (scu_enable())
+		kprintf("smp: the SCU was off: enabled it and flushed cpu0's caches before releasing the secondaries\n");
 	boot_gicc_phys = gic_cpu_interface_base();
 	dcache_clean_range(&boot_gicc_phys, sizeof(boot_gicc_phys));
 	for (int i = 1; i < nr_cpus; i++) {
 		struct cpu_info *c = &cpus[i];
 
 		c->state = CPU_BOOTING;
-		if (method_is(c, "psci") || (!c->enable_method && psci_present())) {
+		if (power_cpu_refused(c->hwid)) {
+			/* Not in boot_cpu_hwid[]: if the SGI wakes it anyway, it parks itself (boot/head.S). */
+			c->state = CPU_FAILED;
+			boot_cpu_hwid[i] = 0xffffffffu;
+			kprintf("cpu%d offline: mpidr=0x%x not released: %s\n", i, (unsigned)c->hwid,
+				power_cpu_refused(c->hwid));
+		} else if (method_is(c, "psci") || (!c->enable_method && psci_present())) {
 			int err = psci_present() ? psci_cpu_on(c->hwid, (uint32_t)(uintptr_t)secondary_entry, (uint32_t)i)
 						 : PSCI_NOT_SUPPORTED;
 
@@ -175,6 +195,7 @@ void smp_boot_secondaries(unsigned int timeout_ms)
 				c->enable_method ? c->enable_method : "(none)");
 		}
 	}
+	dcache_clean_range(boot_cpu_hwid, sizeof(boot_cpu_hwid));	/* read with the MMU off */
 	dsb();
 	if (sysflags) {
 		vexpress_set_flags((uint32_t)(uintptr_t)secondary_entry);

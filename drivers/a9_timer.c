@@ -1,13 +1,16 @@
 /*
  * Cortex-A9 MPCore timers: the 64-bit global timer is the clock (shared by
  * all CPUs), the private TWD timer of each CPU is its one-shot event timer.
- * Both run at PERIPHCLK, taken from the nodes' "clocks" (a fixed-clock) or
- * "clock-frequency", else measured (Linux's DTs give none). The TWD is 32-bit: a far deadline is clamped and the
+ * Both run at PERIPHCLK, measured against the motherboard's 24 MHz counter
+ * when there is one and compared with the nodes' "clocks" (a fixed-clock) or
+ * "clock-frequency" (include/drivers/clock_check.h: the DT's value is
+ * QEMU's; Linux's DTs give none, and its TWD driver calibrates too). The TWD is 32-bit: a far deadline is clamped and the
  * event handler re-arms (it sees that the deadline has not passed).
  */
 #include "drivers/timer.h"
 
 #include "arch/arm.h"
+#include "drivers/clock_check.h"
 #include "drivers/dt.h"
 #include "drivers/vexpress.h"
 #include "kernel/lib/fdt.h"
@@ -91,7 +94,7 @@ static int node_clock_hz(const struct fdt *fdt, int node, uint32_t *hz)
 /* Offsets in the A9's private memory region (PERIPHBASE), fixed by the A9 MPCore TRM. */
 #define PRIV_GT_OFFSET  0x200
 #define PRIV_TWD_OFFSET 0x600
-#define CALIBRATE_24MHZ_TICKS 240000u	/* 10 ms */
+#define CALIBRATE_24MHZ_TICKS 48000u	/* 2 ms: +-1 tick of 24 MHz is 21 ppm */
 
 static int first_enabled(const struct fdt *fdt, const char *compat)
 {
@@ -103,11 +106,7 @@ static int first_enabled(const struct fdt *fdt, const char *compat)
 	return node;
 }
 
-/*
- * PERIPHCLK measured against the motherboard's 24 MHz counter, for DTs
- * that give the timers no clock (Linux's: its TWD driver calibrates too).
- * Rounded to 10 kHz: 10 ms leaves a few ticks of uncertainty.
- */
+/* PERIPHCLK measured against the motherboard's 24 MHz counter, rounded to 10 kHz. */
 static int calibrate_hz(uint32_t *hz)
 {
 	uint32_t c0, g0, g1;
@@ -127,7 +126,9 @@ int a9_timer_probe(const struct fdt *fdt, struct timer_ops *ops)
 {
 	int gt = first_enabled(fdt, "arm,cortex-a9-global-timer");
 	int twd = first_enabled(fdt, "arm,cortex-a9-twd-timer");
-	uint32_t hz;
+	uint32_t dt_hz = 0, meas_hz = 0, hz;
+	bool have_dt, have_meas;
+	int clk_node;
 
 	if (twd < 0)
 		return -1;
@@ -143,12 +144,24 @@ int a9_timer_probe(const struct fdt *fdt, struct timer_ops *ops)
 	}
 	/* Start the global timer if the boot loader did not (prescaler 0). */
 	mmio_write32(gt_base + GT_CTRL, GT_CTRL_ENABLE);
-	if (node_clock_hz(fdt, gt >= 0 ? gt : twd, &hz) != 0) {
-		if (calibrate_hz(&hz) != 0)
-			dt_panicf(fdt, gt >= 0 ? gt : twd, "clocks",
-				  "no clock-frequency or fixed clock, and no arm,vexpress-sysreg 24 MHz counter to measure it");
+	clk_node = gt >= 0 ? gt : twd;
+	have_dt = node_clock_hz(fdt, clk_node, &dt_hz) == 0;
+	have_meas = calibrate_hz(&meas_hz) == 0;
+	switch (clock_choose(have_dt, dt_hz, have_meas, meas_hz, &hz)) {
+	case CLOCK_NONE:
+		dt_panicf(fdt, clk_node, "clocks",
+			  "no clock-frequency or fixed clock, and no arm,vexpress-sysreg 24 MHz counter to measure it");
+		break;
+	case CLOCK_MEASURED:
 		kprintf("timer: %s has no clock; measured %u Hz against the 24 MHz counter\n",
-			fdt_node_name(fdt, gt >= 0 ? gt : twd), (unsigned)hz);
+			fdt_node_name(fdt, clk_node), (unsigned)hz);
+		break;
+	case CLOCK_MEASURED_OVER_DT:
+		kprintf("timer: %s: the DT says %u Hz but %u Hz was measured against the 24 MHz counter; using %u Hz\n",
+			fdt_node_name(fdt, clk_node), (unsigned)dt_hz, (unsigned)hz, (unsigned)hz);
+		break;
+	case CLOCK_FROM_DT:
+		break;
 	}
 	ops->name = "arm,cortex-a9-global-timer + twd";
 	ops->freq_hz = hz;

@@ -18,6 +18,8 @@
 
 #define GICD_CTLR       0x000
 #define GICD_TYPER      0x004
+#define GICD_TYPER_SECEXT (1u << 10)	/* GICv2 spec 4.3.2: Security Extensions implemented */
+#define GICD_IGROUPR    0x080	/* Secure-only: RAZ/WI to non-secure accesses (GICv2 spec 4.3.10) */
 #define GICD_ISENABLER  0x100
 #define GICD_ICENABLER  0x180
 #define GICD_ICPENDR    0x280
@@ -202,6 +204,21 @@ void gic_handle_irq(void)
  * power controller as wake-up requests (TC2: nIRQOUT to the SPC). Only the
  * enable bits (Group 0/1) are cleared; the bypass-disable bits stay.
  */
+void gic_security_probe(bool *secext, bool *igroup_writable)
+{
+	uint32_t g;
+
+	*secext = mmio_read32(gicd + GICD_TYPER) & GICD_TYPER_SECEXT;
+	*igroup_writable = false;
+	if (!*secext)
+		return;
+	/* Flip SGI 15's group and back (IRQs are masked at boot; SGI 15 is unused). */
+	g = mmio_read32(gicd + GICD_IGROUPR);
+	mmio_write32(gicd + GICD_IGROUPR, g ^ (1u << 15));
+	*igroup_writable = mmio_read32(gicd + GICD_IGROUPR) != g;
+	mmio_write32(gicd + GICD_IGROUPR, g);
+}
+
 uintptr_t gic_cpu_interface_base(void)
 {
 	return gicc;

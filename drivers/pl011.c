@@ -14,6 +14,7 @@
 #define UARTIMSC 0x38
 #define UARTICR  0x44
 
+#define FR_BUSY (1u << 3)
 #define FR_RXFE (1u << 4)
 #define FR_TXFF (1u << 5)
 #define LCRH_FEN (1u << 4)
@@ -24,10 +25,22 @@
 #define INT_RX (1u << 4)
 #define INT_RT (1u << 6)
 
+/* Bounded wait for the boot loader's last characters (38400 baud: ~260 us each, 32 in the FIFO). */
+#define BUSY_SPINS 10000000
+
+/*
+ * PL011 TRM (ARM DDI 0183), 3.3.8 Control Register: the line control
+ * register must not be changed while the UART is enabled; the sequence is
+ * disable (UARTEN = 0), let the character being sent finish (BUSY),
+ * program UARTLCRH (writing FEN also flushes the FIFOs), enable again.
+ */
 void pl011_init(uintptr_t base)
 {
 	mmio_write32(base + UARTIMSC, 0);
 	mmio_write32(base + UARTICR, 0x7ff);
+	for (int spin = 0; spin < BUSY_SPINS && (mmio_read32(base + UARTFR) & FR_BUSY); spin++)
+		;
+	mmio_write32(base + UARTCR, 0);
 	mmio_write32(base + UARTLCRH, LCRH_WLEN8 | LCRH_FEN);
 	mmio_write32(base + UARTCR, CR_UARTEN | CR_TXE | CR_RXE);
 }

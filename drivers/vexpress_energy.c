@@ -10,7 +10,8 @@
  *	power-a15  { compatible = "arm,vexpress-power";
  *		     arm,vexpress-sysreg,func = <12 0>; ... };
  * The site comes from "arm,vexpress,site" on the node or its nearest
- * ancestor (default 1, the daughterboard), the position from
+ * ancestor (0..3, or 0xf = the master daughterboard, which SYS_MISC names:
+ * Linux's DTs say 0xf; the default), the position from
  * "arm,vexpress,position" likewise (default 0).
  *
  * Function 13 (energy): a 64-bit counter in uJ; device n = low word, n + 1
@@ -24,9 +25,13 @@
  * describes (malformed nodes are skipped with a message); they are usable
  * only if energy_meter_available(), i.e. every probe at init succeeded.
  *
- * SYS_CFG is a single transaction register set: reads from several CPUs
- * are serialised by meter_lock (other SYS_CFG users - shutdown, reboot -
- * happen with the system stopping).
+ * SYS_CFG is a single transaction register set: drivers/vexpress_sysreg.c
+ * serialises each transaction (other SYS_CFG users - shutdown, reboot -
+ * happen with the system stopping). No lock is held across the 3-4
+ * transactions of an energy read, and none with IRQs masked: a task waits
+ * for the controller in 100 us sleeps (as Linux's vexpress-config does), so
+ * a meter read costs no interrupt latency. The halves need no lock:
+ * energy_meter_combine() rereads the high word.
  */
 #include "arch/energy_meter.h"
 
@@ -35,8 +40,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "arch/spinlock.h"
 #include "drivers/energy_meter.h"
+#include "drivers/sys_cfg.h"
 #include "drivers/vexpress.h"
 #include "kernel/lib/fdt.h"
 #include "kernel/lib/format.h"
@@ -45,7 +50,7 @@
 #define PROP_FUNC     "arm,vexpress-sysreg,func"
 #define PROP_SITE     "arm,vexpress,site"
 #define PROP_POSITION "arm,vexpress,position"
-#define DEFAULT_SITE     1u	/* daughterboard site 1 */
+#define DEFAULT_SITE     SYS_CFG_SITE_MASTER
 #define DEFAULT_POSITION 0u
 #define SYS_CFG_MAX_SITE     3u		/* SYS_CFGCTRL[17:16] */
 #define SYS_CFG_MAX_POSITION 0xfu	/* SYS_CFGCTRL[15:12] */
@@ -66,7 +71,6 @@ static struct meter meters[ENERGY_METER_MAX];
 static int nr_meters;
 static bool meters_ok;
 static int nr_unassigned;	/* nodes without the project's cluster cell (Linux's DTs) */
-static spinlock_t meter_lock = SPINLOCK_INIT;
 
 static const char *kind_compat(enum meter_kind k)
 {
@@ -138,9 +142,10 @@ static void parse_node(const struct fdt *fdt, int node, enum meter_kind kind)
 		kprintf("energy: %s: missing or malformed cluster (one cell); meter skipped\n", name);
 		return;
 	}
-	if (inherited_u32(fdt, node, PROP_SITE, DEFAULT_SITE, &site) != 0 || site > SYS_CFG_MAX_SITE) {
-		kprintf("energy: %s: %s must be one cell 0..%u; meter skipped\n", name, PROP_SITE,
-			SYS_CFG_MAX_SITE);
+	if (inherited_u32(fdt, node, PROP_SITE, DEFAULT_SITE, &site) != 0 ||
+	    (site > SYS_CFG_MAX_SITE && site != SYS_CFG_SITE_MASTER)) {
+		kprintf("energy: %s: %s must be one cell 0..%u or 0x%x (master); meter skipped\n", name, PROP_SITE,
+			SYS_CFG_MAX_SITE, SYS_CFG_SITE_MASTER);
 		return;
 	}
 	if (inherited_u32(fdt, node, PROP_POSITION, DEFAULT_POSITION, &position) != 0 ||
@@ -182,8 +187,8 @@ static void parse_node(const struct fdt *fdt, int node, enum meter_kind kind)
 		m->power_dev = (int)dev;
 }
 
-/* 64-bit energy: high, low, high again; low again only if high moved. Lock held. */
-static int read_energy_locked(const struct meter *m, uint64_t *uj)
+/* 64-bit energy: high, low, high again; low again only if high moved. */
+static int read_energy(const struct meter *m, uint64_t *uj)
 {
 	unsigned int lo_dev = (unsigned int)m->energy_dev, hi_dev = lo_dev + 1;
 	uint32_t hi1, lo, hi2, lo2;
@@ -202,29 +207,16 @@ static int read_energy_locked(const struct meter *m, uint64_t *uj)
 
 int energy_meter_read_uj(int i, uint64_t *uj)
 {
-	unsigned long flags;
-	int err;
-
 	if (i < 0 || i >= nr_meters || meters[i].energy_dev < 0)
 		return SYS_CFG_ENODEV;
-	flags = spin_lock_irqsave(&meter_lock);
-	err = read_energy_locked(&meters[i], uj);
-	spin_unlock_irqrestore(&meter_lock, flags);
-	return err;
+	return read_energy(&meters[i], uj);
 }
 
 int energy_meter_read_uw(int i, uint32_t *uw)
 {
-	unsigned long flags;
-	int err;
-
 	if (i < 0 || i >= nr_meters || meters[i].power_dev < 0)
 		return SYS_CFG_ENODEV;
-	flags = spin_lock_irqsave(&meter_lock);
-	err = sys_cfg_read(SYS_CFG_POWER, meters[i].site, meters[i].position,
-			   (unsigned int)meters[i].power_dev, uw);
-	spin_unlock_irqrestore(&meter_lock, flags);
-	return err;
+	return sys_cfg_read(SYS_CFG_POWER, meters[i].site, meters[i].position, (unsigned int)meters[i].power_dev, uw);
 }
 
 int energy_meter_init_dt(const struct fdt *fdt)
@@ -282,8 +274,9 @@ int energy_meter_init_dt(const struct fdt *fdt)
 					       m->label, (unsigned)m->cluster,
 					       m->energy_dev < 0 ? "power" : m->power_dev < 0 ? "energy" : "energy+power");
 		}
-		kprintf("energy: %d hardware meter%s via SYS_CFG site %u: %s\n", nr_meters,
-			nr_meters == 1 ? "" : "s", meters[0].site, line);
+		kprintf("energy: %d hardware meter%s via SYS_CFG site %u%s: %s\n", nr_meters,
+			nr_meters == 1 ? "" : "s", sys_cfg_site(meters[0].site),
+			meters[0].site == SYS_CFG_SITE_MASTER ? " (the master site, SYS_MISC)" : "", line);
 	}
 	return SYS_CFG_OK;
 }

@@ -1,30 +1,22 @@
 /*
  * Versatile Express system registers (V2M-P1 motherboard). SYS_CFG
- * transactions: write SYS_CFGDATA (writes), clear SYS_CFGSTAT, write
- * SYS_CFGCTRL with start | write | function | site | position | device,
- * then poll SYS_CFGSTAT for complete (bit 0) or error (bit 1). The
- * controller answers in microseconds; 10 ms without completion is a timeout.
+ * transactions: include/drivers/sys_cfg.h (the sequence, host-tested),
+ * run here on the real registers under one lock.
  */
 #include "drivers/vexpress.h"
 
 #include "arch/arm.h"
+#include "boot/asm.h"
 #include "drivers/dt.h"
+#include "drivers/sys_cfg.h"
 #include "drivers/timer.h"
 #include "kernel/lib/fdt.h"
+#include "kernel/sched/sched.h"
 #include "kernel/time/time.h"
 
 #define SYS_FLAGSSET  0x30
 #define SYS_FLAGSCLR  0x34
 #define SYS_24MHZ     0x5c
-#define SYS_CFGDATA   0xa0
-#define SYS_CFGCTRL   0xa4
-#define SYS_CFGSTAT   0xa8
-
-#define CFGCTRL_START (1u << 31)
-#define CFGCTRL_WRITE (1u << 30)
-#define CFGSTAT_COMPLETE (1u << 0)
-#define CFGSTAT_ERROR    (1u << 1)
-#define SYS_CFG_TIMEOUT_NS (10 * NSEC_PER_MSEC)
 
 static uintptr_t sysreg;
 
@@ -48,9 +40,9 @@ void sys_cfg_write_nowait(enum sys_cfg_func func)
 {
 	mmio_write32(sysreg + SYS_CFGDATA, 0);
 	mmio_write32(sysreg + SYS_CFGSTAT, 0);
-	mmio_write32(sysreg + SYS_CFGCTRL, CFGCTRL_START | CFGCTRL_WRITE | ((uint32_t)(func & 0x3f) << 20));
+	mmio_write32(sysreg + SYS_CFGCTRL, SYS_CFGCTRL_START | SYS_CFGCTRL_WRITE | ((uint32_t)(func & 0x3f) << 20));
 	for (int spin = 0; spin < 10000000; spin++)
-		if (mmio_read32(sysreg + SYS_CFGSTAT) & (CFGSTAT_COMPLETE | CFGSTAT_ERROR))
+		if (mmio_read32(sysreg + SYS_CFGSTAT) & (SYS_CFGSTAT_COMPLETE | SYS_CFGSTAT_ERROR))
 			break;
 }
 
@@ -71,30 +63,80 @@ void vexpress_set_flags(uint32_t entry)
 	dsb();
 }
 
+/* ---------------------------------------------------------------- SYS_CFG */
+
+static uint32_t sysreg_read(void *ctx, uint32_t off)
+{
+	(void)ctx;
+	return mmio_read32(sysreg + off);
+}
+
+static void sysreg_write(void *ctx, uint32_t off, uint32_t v)
+{
+	(void)ctx;
+	mmio_write32(sysreg + off, v);
+}
+
+static uint64_t sysreg_now(void *ctx)
+{
+	(void)ctx;
+	return clock_ns();
+}
+
+/* A task with IRQs on may sleep (never the idle task: it must not block). */
+static bool may_sleep(void)
+{
+	const struct task *t = current_task();
+
+	return !(read_cpsr() & PSR_I) && t && !t->is_idle;
+}
+
+static void sysreg_wait(void *ctx)
+{
+	(void)ctx;
+	if (may_sleep())
+		task_sleep_ns(SYS_CFG_POLL_NS);
+}
+
+static const struct sys_cfg_io sysreg_io = { sysreg_read, sysreg_write, sysreg_now, sysreg_wait, NULL };
+
+/*
+ * One user at a time: the registers hold one transaction. Not a spinlock
+ * with IRQs off across the wait (up to 10 ms per transaction): a flag
+ * taken with a compare-and-swap; a task waits for it in 100 us sleeps.
+ */
+static volatile uint32_t sys_cfg_busy;
+
+static int sys_cfg_lock(void)
+{
+	uint64_t deadline = clock_ns() + SYS_CFG_TIMEOUT_NS;
+
+	while (!__sync_bool_compare_and_swap(&sys_cfg_busy, 0, 1)) {
+		if (!may_sleep() || clock_ns() > deadline)
+			return SYS_CFG_EBUSY;
+		task_sleep_ns(SYS_CFG_POLL_NS);
+	}
+	return 0;
+}
+
+static void sys_cfg_unlock(void)
+{
+	__sync_lock_release(&sys_cfg_busy);
+}
+
 static int sys_cfg_xfer(bool write, enum sys_cfg_func func, unsigned site,
 			unsigned position, unsigned device, uint32_t *data)
 {
-	uint64_t deadline;
-	uint32_t stat;
+	int err;
 
 	if (!sysreg)
 		return SYS_CFG_ENODEV;
-	if (write)
-		mmio_write32(sysreg + SYS_CFGDATA, *data);
-	mmio_write32(sysreg + SYS_CFGSTAT, 0);
-	mmio_write32(sysreg + SYS_CFGCTRL, CFGCTRL_START | (write ? CFGCTRL_WRITE : 0) |
-		     ((uint32_t)(func & 0x3f) << 20) | ((site & 3u) << 16) |
-		     ((position & 0xfu) << 12) | (device & 0xfffu));
-	deadline = clock_ns() + SYS_CFG_TIMEOUT_NS;
-	while (!((stat = mmio_read32(sysreg + SYS_CFGSTAT)) & (CFGSTAT_COMPLETE | CFGSTAT_ERROR))) {
-		if (clock_ns() > deadline)
-			return SYS_CFG_ETIMEDOUT;
-	}
-	if (stat & CFGSTAT_ERROR)
-		return SYS_CFG_EFAULT;
-	if (!write)
-		*data = mmio_read32(sysreg + SYS_CFGDATA);
-	return SYS_CFG_OK;
+	if ((err = sys_cfg_lock()) != 0)
+		return err;
+	err = sys_cfg_xfer_io(&sysreg_io, write, (unsigned)func, sys_cfg_resolve_site(&sysreg_io, site), position,
+			      device, data);
+	sys_cfg_unlock();
+	return err;
 }
 
 int sys_cfg_read(enum sys_cfg_func func, unsigned site, unsigned position,
@@ -109,13 +151,7 @@ int sys_cfg_write(enum sys_cfg_func func, unsigned site, unsigned position,
 	return sys_cfg_xfer(true, func, site, position, device, &data);
 }
 
-const char *sys_cfg_strerror(int err)
+unsigned int sys_cfg_site(unsigned int site)
 {
-	switch (err) {
-	case SYS_CFG_OK: return "ok";
-	case SYS_CFG_ENODEV: return "no vexpress sysregs";
-	case SYS_CFG_ETIMEDOUT: return "SYS_CFG timed out";
-	case SYS_CFG_EFAULT: return "SYS_CFG reported an error";
-	default: return "unknown SYS_CFG error";
-	}
+	return sysreg ? sys_cfg_resolve_site(&sysreg_io, site) : site;
 }

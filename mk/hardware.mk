@@ -1,7 +1,7 @@
 # Real-board targets (docs/hardware.md), included at the end of the top Makefile.
 #
 #   make BOARD=vexpress-a9|tc2 flash [MEDIA=/media/$USER/VEMSD] [BOOTARGS='...']
-#        [NOR_IMAGE=0x...] [NOR_DTB=0x...]
+#        [NOR_IMAGE=0x...] [NOR_DTB=0x...] [BOOT_A15=1]
 #       with MEDIA: lay the kernel out on the mounted VEMSD (tools/vemsd flash);
 #       without: a staging folder build/<board>/vemsd/ (tools/vemsd stage)
 #   make BOARD=... uimage        build/<board>/uImage for U-Boot bootm (mkimage)
@@ -74,7 +74,7 @@ ifeq ($(strip $(MEDIA)),)
 else
 	@$(PYTHON) tools/vemsd flash --board $(BOARD) --media '$(MEDIA)' \
 		$(if $(BOOTARGS),--bootargs '$(BOOTARGS)') $(if $(NOR_IMAGE),--nor-image $(NOR_IMAGE)) \
-		$(if $(NOR_DTB),--nor-dtb $(NOR_DTB))
+		$(if $(NOR_DTB),--nor-dtb $(NOR_DTB)) $(if $(BOOT_A15),--boot-a15)
 endif
 endif
 

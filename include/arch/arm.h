@@ -48,6 +48,8 @@ CP15_WRITE(dccmvac, 0, c7, c10, 1)	/* clean D line to PoC by VA */
 CP15_WRITE(dcimvac, 0, c7, c6, 1)	/* invalidate D line to PoC by VA */
 CP15_WRITE(dccimvac, 0, c7, c14, 1)	/* clean+invalidate D line by VA */
 CP15_READ(ctr, 0, c0, c0, 1)
+CP15_READ(clidr, 1, c0, c0, 1)
+CP15_READ(cntfrq, 0, c14, c0, 0)
 
 #define SCTLR_M (1u << 0)
 #define SCTLR_A (1u << 1)
@@ -104,6 +106,9 @@ static inline void mmio_write32(uintptr_t addr, uint32_t v)
 	*(volatile uint32_t *)addr = v;
 }
 
+/* CPSR at the kernel's entry, before it left HYP (boot/head.S): its mode is SVC or HYP. */
+extern uint32_t boot_entry_cpsr;
+
 /* Clean a range to the point of coherency (for CPUs still running uncached). */
 void dcache_clean_range(const void *start, unsigned long len);
 /*
@@ -113,5 +118,7 @@ void dcache_clean_range(const void *start, unsigned long len);
  * caller must not write memory it needs afterwards until the caches are on.
  */
 void cpu_exit_coherency_flush(_Bool all);
+/* Clean+invalidate every data cache level to the LoC by set/way, staying coherent (Linux flush_cache_all). */
+void dcache_flush_all(void);
 
 #endif

@@ -11,7 +11,11 @@
  *   energy_meter_read_uj/_uw   a monotonic uJ counter (may reset: the
  *                              kernel differences with energy_meter_delta())
  *                              / instantaneous uW; 0 or a port error code.
- *                              Any CPU, any time after init.
+ *                              Any CPU after init; from a task they may
+ *                              sleep (TC2: 100 us steps while the board
+ *                              controller answers); with IRQs masked they
+ *                              poll, and fail (busy) rather than wait for
+ *                              another user.
  */
 #ifndef ARCH_ENERGY_METER_H
 #define ARCH_ENERGY_METER_H

@@ -7,6 +7,7 @@
 #ifndef DRIVERS_GIC_H
 #define DRIVERS_GIC_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct fdt;
@@ -41,6 +42,12 @@ struct gic_cpu_state {
 };
 /* Stop the CPU interface signalling IRQs to this core (it still wakes it through the power controller). */
 void gic_cpu_if_down(void);
+/*
+ * Which view of the distributor this CPU has (include/drivers/entry_state.h):
+ * @secext = GICD_TYPER.SecurityExtn; @igroup_writable = a GICD_IGROUPR0 bit
+ * could be changed (Secure access). Boot only, IRQs masked.
+ */
+void gic_security_probe(bool *secext, bool *igroup_writable);
 /* The CPU interface's physical base (identity-mapped). */
 uintptr_t gic_cpu_interface_base(void);
 void gic_cpu_save(struct gic_cpu_state *st);

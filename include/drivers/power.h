@@ -11,6 +11,7 @@
 #define DRIVERS_POWER_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "arch/power.h"
 
@@ -35,6 +36,13 @@ struct power_ops {
 
 int power_tc2_probe(const struct fdt *fdt, const struct power_rail *rails, int nr_rails, struct power_ops *ops);
 int power_psci_probe(const struct fdt *fdt, const struct power_rail *rails, int nr_rails, struct power_ops *ops);
+
+/*
+ * NULL if the CPU with MPIDR affinity @hwid may be released; else why not
+ * (TC2: its cluster's CCI-400 port is off and could not be enabled, so it
+ * would run non-coherent). Asked by smp_boot_secondaries().
+ */
+const char *power_cpu_refused(uint32_t hwid);
 
 /* For the back ends: one cpu_suspend() on this CPU returned @ret (0: the power was cut). */
 void power_warm_account(int ret);

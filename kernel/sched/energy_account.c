@@ -32,13 +32,19 @@ const struct energy_model *energy_model(void)
 	return &model;
 }
 
-void energy_take_snapshot(struct energy_snapshot *s)
+void energy_take_snapshot_model(struct energy_snapshot *s)
 {
 	s->t_ns = arch_now_ns();
 	for (int cpu = 0; cpu < sched_topo.nr_cpus; cpu++)
 		cpu_idle_read(cpu_idle_of(cpu), s->t_ns, &s->cpu_busy_ns[cpu], s->cpu_state_ns[cpu]);
 	for (int r = 0; r < idle_nr_rails(); r++)
 		rail_residency(idle_rail(r), s->t_ns, s->rail_ns[r]);
+	s->meters_ok = false;
+}
+
+void energy_take_snapshot(struct energy_snapshot *s)
+{
+	energy_take_snapshot_model(s);
 	s->meters_ok = energy_meter_available();
 	for (int i = 0; s->meters_ok && i < energy_meter_count() && i < 4; i++)
 		if (energy_meter_read_uj(i, &s->meter_uj[i]) != 0)

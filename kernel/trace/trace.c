@@ -216,7 +216,8 @@ static void sample_fn(struct timer *t)
 		return;
 	}
 	if (trace_on) {
-		energy_take_snapshot(&energy_now);
+		/* A timer callback, IRQs masked: the model's figures only (no meter transaction here). */
+		energy_take_snapshot_model(&energy_now);
 		energy_compute(energy_model(), &energy_base, &energy_now, rails_base(), &energy_rep);
 		trace_record_counter("energy", (int64_t)energy_rep.total);
 		for (int r = 0; r < idle_nr_rails(); r++) {

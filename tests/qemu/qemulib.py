@@ -39,18 +39,21 @@ def exclusive(fn):
 
 
 def boot(board, run=None, append="", stdin_bytes=None, timeout=60, dtb=None,
-         until=None, icount=True, smp=None, debug=False, mttcg=False, type_lines=None):
+         until=None, icount=True, smp=None, debug=False, mttcg=False, type_lines=None, machine_opts=None):
     """Boot @board. @run: console commands (autorun, then poweroff).
     @type_lines: commands typed at the console, one after each prompt, then poweroff
     (for scripts longer than the boot arguments carry; see tools/qemu-run).
     @stdin_bytes: bytes typed on the console after boot (sent slowly).
     @until: stop as soon as this substring appears (then QEMU is killed).
+    @machine_opts: appended to -M (e.g. "virtualization=on": enter the kernel in HYP).
     Returns a Run; status is the run's exit status as tools/qemu-run reports
     it (qemu_run.PANIC_EXIT after a kernel panic; None if killed)."""
     args = append
     if run is not None:
         args = (args + " " + qemu_run.autorun_arg(run.rstrip("; ") + "; poweroff")).strip()
     cmd = qemu_run.qemu_command(board, args, icount=icount, dtb=dtb, smp=smp, debug=debug, mttcg=mttcg)
+    if machine_opts:
+        cmd[cmd.index("-M") + 1] += "," + machine_opts
     env = dict(os.environ, QEMU_AUDIO_DRV="none")
     p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                          stderr=subprocess.STDOUT, env=env)

@@ -45,6 +45,20 @@ def test_boot_qemu_tc2():
     check_board("qemu-tc2")
 
 
+def test_boot_entered_in_hyp_mode():
+    """U-Boot's documented TC2 flow (bootz with ARMV7_NONSEC/VIRT) enters the kernel in HYP: QEMU virt with
+    virtualization=on does the same. The boot CPU and every secondary leave HYP for SVC (boot/head.S
+    leave_hyp: Hyp's own SPSR, CNTHCTL opened to PL1), one boot line says so, and timers work."""
+    r = boot("qemu-tc2", run="cpus; sleep 20; uptime", machine_opts="virtualization=on")
+    assert r.status == 0, "QEMU did not power off cleanly: %r" % r
+    assert "boot: entered in HYP mode (non-secure): running in SVC" in r.output, r.output
+    assert "5 of 5 CPUs online" in r.output, r.output
+    assert re.search(r"up 0\.0[2-9]\d* s", r.output), r.output
+    # Without virtualization=on: SVC entry, no such line.
+    r = boot("qemu-tc2", run="uptime")
+    assert r.status == 0 and "entered in HYP" not in r.output, r.output
+
+
 def test_reboot_exits_qemu():
     # -no-reboot turns the reset into an exit; the board's reboot path ran.
     for board in ("vexpress-a9", "qemu-tc2"):

@@ -211,10 +211,15 @@ def test_vemsd_tc2_boot_cluster_and_new_images_file():
     built("tc2")
     with tempfile.TemporaryDirectory() as card:
         site = mock_card(card, site="HBI0249A", images=None, board_txt=TC2_BOARD)
-        r = run([PY, VEMSD, "flash", "--board", "tc2", "--media", card, "--no-board-fix"])
-        assert r.returncode == 0 and "--no-board-fix" in r.stdout, r.stdout + r.stderr
-        assert read(os.path.join(site, "board.txt")) == TC2_BOARD
+        # board.txt boots the A7 (as EDK2's UEFI needs): a warning, the file untouched.
         r = run([PY, VEMSD, "flash", "--board", "tc2", "--media", card])
+        assert r.returncode == 0, r.stdout + r.stderr
+        assert "warning: board.txt SCC 0x700 = 0x1032F003 boots the A7 cluster" in r.stdout, r.stdout
+        assert "--boot-a15" in r.stdout and "0x0032F003" in r.stdout, r.stdout
+        assert read(os.path.join(site, "board.txt")) == TC2_BOARD
+        assert not os.path.exists(os.path.join(site, "board.txt.bak"))
+        # Asked for: bit 28 cleared, backup kept.
+        r = run([PY, VEMSD, "flash", "--board", "tc2", "--media", card, "--boot-a15"])
         assert r.returncode == 0, r.stderr
         bt = read(os.path.join(site, "board.txt"))
         assert "SCC: 0x700 0x0032F003" in bt and "SCC: 0x004 0x0FFFFFFF" in bt, bt
@@ -226,6 +231,92 @@ def test_vemsd_tc2_boot_cluster_and_new_images_file():
         assert e[1]["ADDRESS"] == "0x0E800000" and e[1]["LOAD"] == "0x88000000", e
         blob = read(os.path.join(card, "SOFTWARE", "spk_tc2.bin"), "rb")
         assert struct.unpack_from("<3I", blob, 16) == (0x8e0, 0x80000100, 0x80010000)
+
+
+def test_vemsd_uefi_board_txt_left_alone():
+    """A TC2 card set up for UEFI on the A7 (EDK2's board.txt, SCC 0x700 = 0x1032F003): make flash warns and
+    changes nothing there; with BOOT_A15=1 it clears the bit."""
+    built("tc2")
+    uefi = TC2_BOARD.replace("TOTALSCCS: 2", "TOTALSCCS: 3") + "SCC: 0x400 0x33330C80            ;CFGREG0\r\n"
+    with tempfile.TemporaryDirectory() as card:
+        site = mock_card(card, site="HBI0249A", images=A9_IMAGES.replace("41000000", "0x0C000000"), board_txt=uefi)
+        r = make_no_rebuild("tc2", "flash", "MEDIA=" + card)
+        assert r.returncode == 0 and "boots the A7 cluster" in r.stdout, r.stdout + r.stderr
+        assert read(os.path.join(site, "board.txt")) == uefi
+        r = make_no_rebuild("tc2", "flash", "MEDIA=" + card, "BOOT_A15=1")
+        assert r.returncode == 0, r.stdout + r.stderr
+        assert read(os.path.join(site, "board.txt")) == uefi.replace("0x1032F003", "0x0032F003")
+
+
+def test_vemsd_refuses_first_bank_small_block_area():
+    """The last 256 KiB of EACH 64 MiB NOR bank is small-block storage, the first bank's too
+    (TC2 0x0BFC0000, A9x4 0x43FC0000), not only the end of NOR."""
+    built("tc2")
+    built("vexpress-a9")
+    for board, site, addr, area in (("tc2", "HBI0249A", "0x0BF80000", "0x0bfc0000"),
+                                    ("tc2", "HBI0249A", "0x0FF80000", "0x0ffc0000"),
+                                    ("vexpress-a9", "HBI0191B", "0x43FC0000", "0x43fc0000")):
+        with tempfile.TemporaryDirectory() as card:
+            images = A9_IMAGES if board == "vexpress-a9" else A9_IMAGES.replace("41000000", "0x0C000000")
+            s = mock_card(card, site=site, images=images)
+            r = run([PY, VEMSD, "flash", "--board", board, "--media", card, "--nor-image", addr])
+            assert r.returncode == 1 and "small-block storage at %s" % area in r.stderr, (board, addr, r.stderr)
+            assert read(os.path.join(s, "images.txt")) == images
+            assert not os.path.exists(os.path.join(card, "SOFTWARE", "spk_tc2.bin" if board == "tc2" else "spk_a9.bin"))
+    # Just below the first bank's area: accepted.
+    with tempfile.TemporaryDirectory() as card:
+        mock_card(card, site="HBI0249A", images=A9_IMAGES.replace("41000000", "0x0C000000"))
+        r = run([PY, VEMSD, "flash", "--board", "tc2", "--media", card, "--nor-image", "0x0B000000",
+                 "--nor-dtb", "0x0BF80000"])
+        assert r.returncode == 0, r.stderr
+
+
+# ARM's example images.txt for the CoreTile A9x4 (its shape: a boot script and the DTB both at the NOR
+# base, which the motherboard controller takes as "place it yourself"; a kernel and UEFI at fixed addresses).
+ARM_A9_IMAGES = ("TITLE: Versatile Express Images Configuration File\r\n\r\n[IMAGES]\r\n"
+                 "TOTALIMAGES: 5                   ;Number of Images (Max : 32)\r\n"
+                 "NOR0UPDATE: AUTO                 ;Image Update:NONE/AUTO/FORCE\r\n"
+                 "NOR0ADDRESS: BOOT                ;Image Flash Address\r\n"
+                 "NOR0FILE: \\SOFTWARE\\bm_v521l.axf ;Image File Name\r\n\r\n"
+                 "NOR1UPDATE: AUTO                 ;IMAGE UPDATE:NONE/AUTO/FORCE\r\n"
+                 "NOR1ADDRESS: 40000000            ;Image Flash Address\r\n"
+                 "NOR1NAME: BOOTSCRIPT             ;Image Name\r\n"
+                 "NOR1FILE: \\SOFTWARE\\booscr9.txt  ;Image File Name\r\n\r\n"
+                 "NOR2UPDATE: AUTO                 ;IMAGE UPDATE:NONE/AUTO/FORCE\r\n"
+                 "NOR2ADDRESS: 40000000            ;Image Flash Address\r\n"
+                 "NOR2FILE: \\SOFTWARE\\ramdisk.img  ;Image File Name\r\n"
+                 "NOR2LOAD: 68000000               ;Image Load Address\r\n"
+                 "NOR2ENTRY: 00000000              ;Image Entry Point\r\n\r\n"
+                 "NOR3UPDATE: AUTO                 ;IMAGE UPDATE:NONE/AUTO/FORCE\r\n"
+                 "NOR3ADDRESS: 41000000            ;Image Flash Address\r\n"
+                 "NOR3FILE: \\SOFTWARE\\kernel.bin   ;Image File Name\r\n"
+                 "NOR3LOAD: 60008000               ;Image Load Address\r\n"
+                 "NOR3ENTRY: 60008000              ;Image Entry Point\r\n\r\n"
+                 "NOR4UPDATE: AUTO                 ;IMAGE UPDATE:NONE/AUTO/FORCE\r\n"
+                 "NOR4ADDRESS: 44000000            ;Image Flash Address\r\n"
+                 "NOR4FILE: \\SOFTWARE\\uefi.bin     ;Image File Name\r\n"
+                 "NOR4LOAD: 44000000               ;Image Load Address\r\n"
+                 "NOR4ENTRY: 44000000              ;Image Entry Point\r\n")
+
+
+def test_vemsd_arm_example_images_auto_placement():
+    """Entries at the NOR base are placed by the MCC, not images at 0x40000000: a large one there (a 40 MiB
+    ramdisk) must not be read as covering 0x40000000..0x42800000; the fixed ones are still checked."""
+    built("vexpress-a9")
+    with tempfile.TemporaryDirectory() as card:
+        site = mock_card(card, images=ARM_A9_IMAGES)
+        for name, size in (("booscr9.txt", 64), ("ramdisk.img", 40 << 20), ("uefi.bin", 2 << 20)):
+            with open(os.path.join(card, "SOFTWARE", name), "wb") as f:
+                f.write(b"\0" * size)
+        r = run([PY, VEMSD, "flash", "--board", "vexpress-a9", "--media", card])
+        assert r.returncode == 0, r.stdout + r.stderr
+        assert "NOR1, NOR2 placed by the motherboard controller" in r.stdout, r.stdout
+        e = entries(read(os.path.join(site, "images.txt")))
+        assert e[5]["ADDRESS"] == "42000000" and e[6]["ADDRESS"] == "42800000", e
+        # A fixed entry is still an overlap: UEFI at 0x44000000.
+        r = run([PY, VEMSD, "flash", "--board", "vexpress-a9", "--media", card, "--nor-image", "0x44000000",
+                 "--nor-dtb", "0x44800000"])
+        assert r.returncode == 1 and "overlaps NOR4 \\SOFTWARE\\uefi.bin" in r.stderr, r.stderr
 
 
 def test_make_flash_staging_media_and_wrong_board():
@@ -264,6 +355,24 @@ def test_flash_run_image_boots_in_qemu():
         assert r.returncode == 0, out + r.stderr
         assert "cpu0 online mpidr=0x0 cluster=0 arm,cortex-a9" in out, out
         assert "sched> cpus" in out and "Powering off." in out, out
+
+
+def test_tc2_kernel_on_qemu_vexpress_a15_falls_back():
+    """The real TC2's kernel and DT on QEMU's vexpress-a15 (same RS1 map, no SCC, no CCI, no meters):
+    the SYS_CFG stack answers function 13 with the error bit (site 0xf resolved through SYS_MISC), so
+    the meters are "not available"; the SCC reads 0 for both clusters, so the SPC path says why it
+    stays WFI-only; and the kernel runs on."""
+    kbin, _, dtb = built("tc2")
+    cmd = ["qemu-system-arm", "-M", "vexpress-a15", "-smp", "1", "-m", "256M", "-display", "none",
+           "-monitor", "none", "-serial", "stdio", "-no-reboot", "-nic", "none", "-icount", "shift=0,sleep=off",
+           "-kernel", kbin, "-dtb", dtb, "-append", 'console=ttyAMA0 panic=poweroff autorun="energy; poweroff"']
+    r = run(cmd, timeout=60, stdin=subprocess.DEVNULL)
+    out = r.stdout.replace("\r\n", "\n")
+    assert r.returncode == 0, out + r.stderr
+    assert "energy: meters not available (SYS_CFG function 13: SYS_CFG reported an error); using the energy model" \
+        in out, out
+    assert "power: tc2-spc: wfi-only: SCC reports A15 cluster 0, A7 cluster 0: not a TC2" in out, out
+    assert "energy: src=model" in out and "Powering off." in out, out
 
 
 def test_uimage_for_bootm():

@@ -71,6 +71,12 @@ void energy_compute(const struct energy_model *m, const struct energy_snapshot *
 /* Kernel side (kernel/sched/energy.c + drivers). */
 void energy_init_dt(const struct fdt *fdt);
 void energy_take_snapshot(struct energy_snapshot *s);
+/*
+ * The same without the hardware meters (meters_ok false): for interrupt
+ * context (the trace sampler's timer), where a meter read would wait for
+ * the board controller with IRQs masked (drivers/vexpress_energy.c).
+ */
+void energy_take_snapshot_model(struct energy_snapshot *s);
 const struct energy_model *energy_model(void);
 /*
  * The RESULT-line fields for the window from..to (docs/interfaces.md): energy=,
