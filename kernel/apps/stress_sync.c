@@ -185,6 +185,11 @@ void stress_sync_start(uint32_t seed, uint32_t cpus)
 			ss.tasks[t] = task_create("sync", kinds[k].fn, (void *)(uintptr_t)i, 0, cpus);
 }
 
+int stress_sync_violations(void)
+{
+	return (int)__atomic_load_n(&ss.violations, __ATOMIC_RELAXED);
+}
+
 int stress_sync_stop(void)
 {
 	uint32_t min_rounds = UINT32_MAX, max_rounds = 0;
