@@ -145,7 +145,7 @@ run: deps kernel-$(BOARD) $(if $(RUN),,build/host/schedsim build/qemu-tc2/qemu-t
 		$(if $(RUN),--run '$(RUN)',--demo)
 
 test: test-deps boards kernel-debug-qemu-tc2 host outside
-	@$(PYTHON) tests/run.py
+	@$(PYTHON) tests/run.py $(if $(STRICT),--strict)
 
 # The seeds' tables and pack=energy's verdicts on the simulator and in QEMU
 # (tools/experiment seeds; QUICK=1: QEMU only for the seeds' two tables).

@@ -33,6 +33,20 @@ class Run:
             self.status, self.timed_out, tail)
 
 
+class Skip(Exception):
+    """Raised by skip(): the test could not run its check (tests/run.py reports SKIP, not PASS).
+    @required: what was missing is something tools/ensure-deps.sh installs, so
+    `tests/run.py --strict` (CI) counts the skip as a failure."""
+
+    def __init__(self, reason, required):
+        super().__init__(reason)
+        self.required = required
+
+
+def skip(reason, required=True):
+    raise Skip(reason, required)
+
+
 def exclusive(fn):
     """Mark a test to run alone, after the others (see tests/run.py)."""
     fn.exclusive = True
