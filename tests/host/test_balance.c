@@ -22,8 +22,7 @@
 #include <string.h>
 
 #include "ktest.h"
-#include "dtb_file.h"
-#include "host_sched.h"
+#include "host_boot.h"
 #include "kernel/pack/pack.h"
 #include "kernel/sched/sched.h"
 #include "kernel/sched/sched_internal.h"
@@ -44,40 +43,17 @@ static uint64_t t0;
 /* TC2 booted with @pack, every CPU online and idle, the clock at T(0). */
 static bool boot_tc2(const char *pack)
 {
-	char why[300];
-
-	if (!tc2.len && !dtb_load("build/tc2/tc2.dtb", &tc2, why, sizeof(why))) {
-		fprintf(stderr, "%s\n", why);
-		return false;
-	}
 	t0 += 100000 * MS;
-	host_fake_now = t0;
-	kernel_init_dt(&tc2.fdt, NCPU, pack);
-	for (int c = 0; c < NCPU; c++) {
-		host_set_cpu_id(c);
-		sched_init_cpu(c);
-		sched_cpu_online(c);
-	}
-	host_set_cpu_id(0);
-	memset(&nohz_idle_cpus, 0, sizeof(nohz_idle_cpus));
-	return sched_topo.nr_cpus == NCPU;
+	return host_boot_dt(&tc2, "build/tc2/tc2.dtb", NCPU, pack, t0);
 }
 
 /* Task @i, runnable and queued on @cpu (woken there), then free to run anywhere. */
 static struct task *queue_on(int i, int cpu)
 {
 	struct task *t = &tk[i];
-	cpumask_t one = cpumask_of(cpu), all = cpumask_from_u32((1u << NCPU) - 1);
+	cpumask_t all = cpumask_from_u32((1u << NCPU) - 1);
 
-	memset(t, 0, sizeof(*t));
-	t->tid = 200 + (uint32_t)i;
-	strcpy(t->name, "bal");
-	se_init(&t->se, 0);
-	t->sched_class = sched_class_of_policy(SCHED_OTHER);
-	pelt_init(&t->se.avg, host_fake_now);
-	task_set_cpus(t, &one);
-	t->cpu = cpu;
-	t->state = TASK_SLEEPING;
+	host_task(t, 200 + (uint32_t)i, cpu, 1u << cpu);
 	host_set_cpu_id(cpu);
 	wake_up(t);
 	host_set_cpu_id(0);
@@ -284,23 +260,18 @@ KT_CASE(a_cpu_with_waiting_tasks_kicks_once_per_4ms)
 
 KT_CASE(pack_energy_kicks_only_an_overutilized_cpu)
 {
-	struct sched_avg *a;
-
 	KT_ASSERT(boot_tc2("energy"));
 	run_busy(0);
 	queue_on(0, 0);
 	nohz_enter_idle(3);
-	a = &cpu_rq(0)->avg;
-	/* Busy 79% of its recent time: its tasks fit in 80%, no idle CPU is woken. */
-	a->runnable_avg_period = 40000;
-	a->runnable_avg_sum = 40000;
-	a->usage_avg_sum = 31600;
-	a->last_update_ns = host_fake_now = T(1000);
+	/* Busy exactly 80% of its recent time: its tasks fit, no idle CPU is woken. */
+	host_fake_now = T(1000);
+	host_set_avg(&cpu_rq(0)->avg, 40000, 32000, 40000);
 	tick(0, T(1000));
 	KT_ASSERT(!cpu_rq(3)->nohz_kick);
-	/* 81%: over the 80% line, kicked. */
-	a->usage_avg_sum = 32400;
-	a->last_update_ns = T(1010);
+	/* One unit more: over the 80% line, kicked. */
+	host_fake_now = T(1010);
+	host_set_avg(&cpu_rq(0)->avg, 40000, 32001, 40000);
 	tick(0, T(1010));
 	KT_ASSERT(cpu_rq(3)->nohz_kick);
 }

@@ -1,0 +1,203 @@
+/*
+ * The placement policies' wake-up decisions on TC2's DT (build/tc2/tc2.dtb:
+ * A15 cpu0-1, A7 cpu2-4, one rail per cluster; pack=rails buddies
+ * 2,2,2,3,4), each outcome forced by hand-set PELT sums (as of now, so no
+ * decay moves them):
+ * - buddy_select() (kernel/pack/buddy.c): packed, no_buddy, not_allowed,
+ *   not_light (usage x 4 >= period, at the boundary), buddy_busy (usage <<
+ *   nr_running > period, at the boundary, for 1 and 2 tasks), waiting (a
+ *   task on its own buddy waiting > 3/8 of its runnable time; elsewhere the
+ *   rule does not apply), and the counters `pack` prints;
+ * - pack=energy's energy_select() (kernel/pack/energy.c): the fast path
+ *   (idle prev on a powered rail shared with its buddy), the full model
+ *   (a light task of an A15 goes to the A7 buddy), the latency guard (a
+ *   task that waits too much is only placed on idle CPUs), affinity.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "ktest.h"
+#include "host_boot.h"
+#include "kernel/pack/buddy.h"
+#include "kernel/pack/pack.h"
+#include "kernel/sched/energy.h"
+#include "kernel/sched/idle.h"
+#include "kernel/sched/sched.h"
+#include "kernel/sched/sched_internal.h"
+
+#define NCPU 5
+#define ALL 0x1fu
+#define PERIOD 40000u
+
+static struct task p, busy[NCPU];
+static struct dtb tc2;
+
+static bool boot(const char *pack)
+{
+	return host_boot_dt(&tc2, "build/tc2/tc2.dtb", NCPU, pack, 50000000000ull);
+}
+
+/* @cpu runs @nr tasks, busy @usage of PERIOD. */
+static void load(int cpu, unsigned int nr, uint32_t usage)
+{
+	host_run_busy(&busy[cpu], cpu);
+	cpu_rq(cpu)->nr_running = nr;
+	cpu_rq(cpu)->cfs.nr_running = nr;
+	cpu_rq(cpu)->cfs.load_weight = (uint64_t)nr * NICE_0_WEIGHT;
+	host_set_avg(&cpu_rq(cpu)->avg, usage, usage, PERIOD);
+}
+
+/* The waking task, last on @prev, allowed on @allowed, with these sums. */
+static void waker(int prev, uint32_t allowed, uint32_t runnable, uint32_t usage)
+{
+	host_task(&p, 7, prev, allowed);
+	host_set_avg(&p.se.avg, runnable, usage, PERIOD);
+}
+
+static int bsel(int prev, int *target)
+{
+	*target = -1;
+	return buddy_select(&p, prev, target);
+}
+
+KT_CASE(buddy_packs_a_light_task_on_an_idle_buddy)
+{
+	int t;
+
+	KT_ASSERT(boot("rails"));
+	waker(0, ALL, 800, 800);
+	KT_ASSERT_EQ(bsel(0, &t), BUDDY_PACKED);
+	KT_ASSERT_EQ(t, 2);
+	/* Through the policy, as a wake-up: counted under prev's "packed". */
+	KT_ASSERT_EQ(sched_select_task_rq(&p, 0, true), 2);
+	KT_ASSERT_EQ(cpu_rq(0)->pack_stats[BUDDY_PACKED], 1);
+}
+
+KT_CASE(no_buddy_when_packing_is_off)
+{
+	int t;
+
+	KT_ASSERT(boot("off"));
+	waker(0, ALL, 800, 800);
+	KT_ASSERT_EQ(bsel(0, &t), BUDDY_NO_BUDDY);
+	KT_ASSERT_EQ(t, -1);
+}
+
+KT_CASE(affinity_that_excludes_the_buddy)
+{
+	int t;
+
+	KT_ASSERT(boot("rails"));
+	waker(0, 0x3, 800, 800);
+	KT_ASSERT_EQ(bsel(0, &t), BUDDY_NOT_ALLOWED);
+	KT_ASSERT_EQ(t, -1);
+	KT_ASSERT_EQ(sched_select_task_rq(&p, 0, true), 0);
+	KT_ASSERT_EQ(cpu_rq(0)->pack_stats[BUDDY_NOT_ALLOWED], 1);
+}
+
+KT_CASE(light_means_under_a_quarter)
+{
+	int t;
+
+	KT_ASSERT(boot("rails"));
+	/* 9999 x 4 < 40000: light. */
+	waker(0, ALL, 9999, 9999);
+	KT_ASSERT_EQ(bsel(0, &t), BUDDY_PACKED);
+	/* 10000 x 4 = 40000: not light, left to the default path. */
+	waker(0, ALL, 10000, 10000);
+	KT_ASSERT_EQ(bsel(0, &t), BUDDY_NOT_LIGHT);
+	KT_ASSERT_EQ(t, -1);
+	/* Light by usage however long it waited (the waiting rule is the buddy's own). */
+	waker(0, ALL, 30000, 2000);
+	KT_ASSERT_EQ(bsel(0, &t), BUDDY_PACKED);
+}
+
+KT_CASE(a_busy_buddy_is_usage_shifted_by_its_tasks_over_period)
+{
+	int t;
+
+	KT_ASSERT(boot("rails"));
+	waker(0, ALL, 800, 800);
+	/* One task: 20000 << 1 = 40000, not above: still packed. */
+	load(2, 1, 20000);
+	KT_ASSERT_EQ(bsel(0, &t), BUDDY_PACKED);
+	/* 20001 << 1 > 40000: busy. */
+	load(2, 1, 20001);
+	KT_ASSERT_EQ(bsel(0, &t), BUDDY_BUSY);
+	KT_ASSERT_EQ(t, -1);
+	/* Two tasks: 10000 << 2 = 40000 not above, 10001 << 2 is. */
+	load(2, 2, 10000);
+	KT_ASSERT_EQ(bsel(0, &t), BUDDY_PACKED);
+	load(2, 2, 10001);
+	KT_ASSERT_EQ(bsel(0, &t), BUDDY_BUSY);
+	/* A busy buddy: the wake-up stays in prev's cluster (idle cpu0 itself). */
+	KT_ASSERT_EQ(sched_select_task_rq(&p, 0, true), 0);
+	KT_ASSERT_EQ(cpu_rq(0)->pack_stats[BUDDY_BUSY], 1);
+}
+
+KT_CASE(a_task_on_its_buddy_that_waits_too_much_is_not_kept)
+{
+	int t;
+
+	KT_ASSERT(boot("rails"));
+	/* On cpu2, its own buddy: waited 3000 of 8000 (x 8 = 24000 = 3 x 8000): not too much. */
+	waker(2, ALL, 8000, 5000);
+	KT_ASSERT_EQ(bsel(2, &t), BUDDY_PACKED);
+	KT_ASSERT_EQ(t, 2);
+	/* 3001 of 8000: too much. */
+	waker(2, ALL, 8000, 4999);
+	KT_ASSERT_EQ(bsel(2, &t), BUDDY_WAITING);
+	KT_ASSERT_EQ(t, -1);
+	KT_ASSERT(pack_waits_too_much(&p.se.avg));
+	/* The same task last on cpu0 (buddy 2, not itself): the rule does not apply. */
+	waker(0, ALL, 8000, 4999);
+	KT_ASSERT_EQ(bsel(0, &t), BUDDY_PACKED);
+	KT_ASSERT_EQ(t, 2);
+}
+
+KT_CASE(energy_fast_path_keeps_an_idle_prev_sharing_its_buddys_rail)
+{
+	KT_ASSERT(boot("energy"));
+	KT_ASSERT(energy_model()->present);
+	/* cpu3 idle, its buddy 3 itself: kept, even for a task that is not light (nothing to sum). */
+	waker(3, ALL, 30000, 30000);
+	KT_ASSERT_EQ(sched_select_task_rq(&p, 3, true), 3);
+	KT_ASSERT_EQ(cpu_rq(3)->pack_stats[1], 1);	/* energy_prev */
+}
+
+KT_CASE(energy_sends_a_light_a15_task_to_its_a7_buddy)
+{
+	KT_ASSERT(boot("energy"));
+	/*
+	 * cpu0 idle, its buddy cpu2 on the other rail: no fast path. The model
+	 * (test_pack_energy.c's figures) prices a light task far lower on an A7
+	 * (core 1024 against 6997 at full speed, for 1024/516 the time).
+	 */
+	waker(0, ALL, 800, 800);
+	KT_ASSERT_EQ(sched_select_task_rq(&p, 0, true), 2);
+	KT_ASSERT_EQ(cpu_rq(0)->pack_stats[0], 1);	/* packed */
+}
+
+KT_CASE(energy_latency_guard_places_a_waiting_task_only_on_idle_cpus)
+{
+	int first;
+
+	KT_ASSERT(boot("energy"));
+	/* The A7s but cpu4 busy and light, the A15s idle. */
+	load(2, 1, 4000);
+	load(3, 1, 4000);
+	/* A light task of cpu2 that did not wait: joining busy cpu2 costs least (no core to wake). */
+	waker(2, ALL, 800, 800);
+	KT_ASSERT_EQ(sched_select_task_rq(&p, 2, true), 2);
+	/* The same task having waited 3/4 of its runnable time: an idle CPU, whichever costs least. */
+	waker(2, ALL, 3200, 800);
+	KT_ASSERT(pack_waits_too_much(&p.se.avg));
+	first = sched_select_task_rq(&p, 2, true);
+	KT_ASSERT_MSG(first == 4 || first == 0 || first == 1, "a waiting task placed on busy cpu%d", first);
+	KT_ASSERT_EQ(cpu_rq(2)->pack_stats[2], 1);	/* energy_idle */
+	/* With no idle CPU allowed: no candidate, the default path (energy_none). */
+	waker(2, 0xc, 3200, 800);
+	(void)sched_select_task_rq(&p, 2, true);
+	KT_ASSERT_EQ(cpu_rq(2)->pack_stats[3], 1);	/* energy_none */
+}
