@@ -201,3 +201,23 @@ KT_CASE(energy_latency_guard_places_a_waiting_task_only_on_idle_cpus)
 	(void)sched_select_task_rq(&p, 2, true);
 	KT_ASSERT_EQ(cpu_rq(2)->pack_stats[3], 1);	/* energy_none */
 }
+
+/*
+ * A new task on TC2 (select_idlest_cpu(), Linux 3.7's rule by load per
+ * unit of capacity), created on busy cpu0: the A15 group holds 1024 on
+ * 2048 (512), the A7s nothing: cpu2. Then the A7s hold 1024 on 1548 (661):
+ * the A15 group, its idle cpu1. Then A15s 2048 / 2048 (1024) against 661:
+ * the A7s again, cpu3. Per CPU instead of per capacity the second would go
+ * to the A7s (1024 / 3 CPUs = 341 against 512).
+ */
+KT_CASE(new_tasks_go_where_load_per_capacity_is_lowest)
+{
+	KT_ASSERT(boot("off"));
+	waker(0, ALL, 0, 0);
+	load(0, 1, 0);
+	KT_ASSERT_EQ(sched_select_task_rq(&p, 0, false), 2);
+	load(2, 1, 0);
+	KT_ASSERT_EQ(sched_select_task_rq(&p, 0, false), 1);
+	load(1, 1, 0);
+	KT_ASSERT_EQ(sched_select_task_rq(&p, 0, false), 3);
+}
