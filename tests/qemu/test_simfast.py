@@ -145,3 +145,29 @@ def test_rt_tasks_spread_over_cpus_running_fair_tasks():
     assert p.returncode == 0, p.stderr
     busy = results(p.stdout, "sysbench")
     assert len(busy) == 1 and abs(int(busy[0]["time_us"]) - idle) <= 0.05 * idle, (idle, busy)
+
+
+def test_load_figures_per_cpu_and_task_by_value():
+    # After 2 s: cpu1 runs one hog (runnable = usage = 100%), cpu2 two hogs
+    # (the run queue 100%, each task runnable 100% but running about half),
+    # cpu3 a 25% duty task of 10 ms period (PELT's usage oscillates around
+    # 25% by less than 5 points), cpu0 only the console (0%). load = runnable
+    # x 1024; light = usage < 25%.
+    p = sim("vexpress-a9", "taskset 2 spawn 1 3000; taskset 4 spawn 2 3000; "
+            "taskset 8 schedtest duty 2500 10000 25 &; sleep 2000; load; wait")
+    assert p.returncode == 0, p.stderr
+    cpu = {int(m[0]): (int(m[1]), float(m[2]), float(m[3]), int(m[4]), int(m[5])) for m in re.findall(
+        r"^load: cpu(\d+) nr_running=(\d+) runnable=([\d.]+)% usage=([\d.]+)% load=(\d+) light=(\d)$",
+        p.stdout, re.M)}
+    tasks = re.findall(r"^load: task \d+ (\w+) +cpu=(\d+) runnable=([\d.]+)% usage=([\d.]+)% load=(\d+) light=(\d)$",
+                       p.stdout, re.M)
+    assert sorted(cpu) == [0, 1, 2, 3], p.stdout[-2000:]
+    assert cpu[0][1:3] == (0.0, 0.0) and cpu[1][1:3] == (100.0, 100.0) and cpu[2][1:3] == (100.0, 100.0), cpu
+    assert 20.0 <= cpu[3][2] <= 30.0 and cpu[3][1] == cpu[3][2], cpu
+    for n, runnable, usage, load, light in cpu.values():
+        assert abs(load - runnable * 1024 / 100) <= 1 and light == (usage < 25.0), cpu
+    on2 = [(float(r), float(u)) for name, c, r, u, _, _ in tasks if name == "spawned" and c == "2"]
+    assert len(on2) == 2 and all(r == 100.0 and 40.0 <= u <= 60.0 for r, u in on2), on2
+    assert abs(sum(u for _, u in on2) - 100.0) <= 0.5, on2
+    duty = [(float(r), float(u)) for name, c, r, u, _, _ in tasks if name == "duty"]
+    assert len(duty) == 1 and 20.0 <= duty[0][1] <= 30.0 and duty[0][0] == duty[0][1], duty
