@@ -188,6 +188,27 @@ KT_CASE(an_idle_a15_pulls_up_to_the_groups_imbalance)
 	KT_ASSERT_EQ(queued(0), 2);
 }
 
+KT_CASE(a_pull_leaves_room_for_the_other_idle_cpus)
+{
+	KT_ASSERT(boot_tc2("off"));
+	for (int i = 0; i < 6; i++)
+		queue_on(i, 2);
+	/*
+	 * Six tasks on cpu2, cpu3 newly idle, cpu4 idle too. MC of the A7s
+	 * (three groups of 516): average 6144 x 1024 / 1548 = 4064. cpu2's
+	 * excess is (12192 - 4064) x 516 / 1024 = 4096, but bringing cpu3 up to
+	 * the average takes only 4064 x 516 / 1024 = 2048: two tasks move (a
+	 * third would still bring 4096:2048 closer, 3072:3072, but it is
+	 * cpu4's share). cpu4 then takes its two (excess and room both
+	 * (8128 - 4064) x 516 / 1024 = 2048): two each.
+	 */
+	KT_ASSERT_EQ(newidle(3), 2);
+	KT_ASSERT_EQ(queued(2), 4);
+	KT_ASSERT_EQ(newidle(4), 2);
+	KT_ASSERT_EQ(queued(2), 2);
+	KT_ASSERT_EQ(queued(3), 2);
+}
+
 KT_CASE(periodic_intervals_per_level_and_busy_factor)
 {
 	KT_ASSERT(boot_tc2("off"));

@@ -154,6 +154,15 @@ KT_CASE(a_task_on_its_buddy_that_waits_too_much_is_not_kept)
 	waker(0, ALL, 8000, 4999);
 	KT_ASSERT_EQ(bsel(0, &t), BUDDY_PACKED);
 	KT_ASSERT_EQ(t, 2);
+	/*
+	 * Nor for one close to the light line (9998 x 4 + 8 >= 40000: not
+	 * "stays light", so its average is brought up to now and tested), which
+	 * waits half its runnable time: still packed from cpu0, not from cpu2.
+	 */
+	waker(0, ALL, 20000, 9998);
+	KT_ASSERT_EQ(bsel(0, &t), BUDDY_PACKED);
+	waker(2, ALL, 20000, 9998);
+	KT_ASSERT_EQ(bsel(2, &t), BUDDY_WAITING);
 }
 
 KT_CASE(energy_fast_path_keeps_an_idle_prev_sharing_its_buddys_rail)
@@ -220,4 +229,19 @@ KT_CASE(new_tasks_go_where_load_per_capacity_is_lowest)
 	KT_ASSERT_EQ(sched_select_task_rq(&p, 0, false), 1);
 	load(1, 1, 0);
 	KT_ASSERT_EQ(sched_select_task_rq(&p, 0, false), 3);
+}
+
+/*
+ * The buddy as a candidate of its own: cpu0's buddy cpu2 is busy (10%, its
+ * rail on anyway) and cpu3 is the A7 rail's first idle CPU. Running beside
+ * cpu2's work overlaps its rail time; on idle cpu3 all of the run adds rail
+ * busy time: the buddy costs less (tc2's model, core idle 0).
+ */
+KT_CASE(energy_prices_a_busy_buddy_beside_the_idle_cpus)
+{
+	KT_ASSERT(boot("energy"));
+	load(2, 1, PERIOD / 10);
+	waker(0, ALL, 800, 800);
+	KT_ASSERT_EQ(sched_select_task_rq(&p, 0, true), 2);
+	KT_ASSERT_EQ(cpu_rq(0)->pack_stats[0], 1);	/* packed */
 }
