@@ -21,6 +21,7 @@
 #include "host_boot.h"
 #include "kernel/pack/buddy.h"
 #include "kernel/pack/pack.h"
+#include "kernel/sched/cpupri.h"
 #include "kernel/sched/energy.h"
 #include "kernel/sched/idle.h"
 #include "kernel/sched/sched.h"
@@ -244,4 +245,38 @@ KT_CASE(energy_prices_a_busy_buddy_beside_the_idle_cpus)
 	waker(0, ALL, 800, 800);
 	KT_ASSERT_EQ(sched_select_task_rq(&p, 0, true), 2);
 	KT_ASSERT_EQ(cpu_rq(0)->pack_stats[0], 1);	/* packed */
+}
+
+/*
+ * A waking SCHED_FIFO 50 task (kernel/sched/rt.c's rt_select_rq(), Linux's
+ * select_task_rq_rt): it stays on prev unless prev runs RT priority 50 or
+ * higher; then the lowest-priority CPU near prev, an idle one first (cpu2's
+ * cluster: cpu3). No placement policy takes part (packing is the fair
+ * class's). With every other CPU at a higher RT level, prev after all.
+ */
+KT_CASE(a_waking_rt_task_leaves_a_prev_running_its_priority_or_higher)
+{
+	KT_ASSERT(boot("rails"));
+	waker(2, ALL, 800, 800);
+	p.policy = SCHED_FIFO;
+	p.rt_priority = p.prio = 50;
+	p.sched_class = sched_class_of_policy(SCHED_FIFO);
+	load(2, 1, 0);
+	cpu_rq(2)->rt.highest = 40;
+	KT_ASSERT_EQ(sched_select_task_rq(&p, 2, true), 2);
+	cpu_rq(2)->rt.highest = 50;
+	KT_ASSERT_EQ(sched_select_task_rq(&p, 2, true), 3);
+	KT_ASSERT_EQ(cpu_rq(2)->pack_stats[BUDDY_PACKED], 0);
+	cpupri_set(2, 50);
+	for (int c = 0; c < NCPU; c++)
+		if (c != 2) {
+			load(c, 1, 0);
+			cpu_rq(c)->rt.highest = 60;
+			cpupri_set(c, 60);
+		}
+	KT_ASSERT_EQ(sched_select_task_rq(&p, 2, true), 2);
+	/* One of them at 10 (below 50): found through cpupri, though busy. */
+	cpu_rq(4)->rt.highest = 10;
+	cpupri_set(4, 10);
+	KT_ASSERT_EQ(sched_select_task_rq(&p, 2, true), 4);
 }

@@ -171,3 +171,29 @@ def test_load_figures_per_cpu_and_task_by_value():
     assert abs(sum(u for _, u in on2) - 100.0) <= 0.5, on2
     duty = [(float(r), float(u)) for name, c, r, u, _, _ in tasks if name == "duty"]
     assert len(duty) == 1 and 20.0 <= duty[0][1] <= 30.0 and duty[0][0] == duty[0][1], duty
+
+
+def test_an_rt_wake_up_preempts_the_fair_class_at_once():
+    # Four nice -20 hogs on the four CPUs: a SCHED_FIFO cyclictest thread
+    # takes a CPU the moment it wakes (a higher class always preempts); a
+    # fair one waits for the hogs' slices (5.6 ms measured).
+    lat = {}
+    for name, prio in (("rt", "-p 80 "), ("fair", "")):
+        p = sim("vexpress-a9", "spawn 4 3000 -20; cyclictest %s-t 1 -i 1000 -q -D 2" % prio)
+        assert p.returncode == 0, p.stderr
+        lat[name] = int(result(p.stdout, "cyclictest")["lat_max_us"])
+    assert lat["rt"] <= 20 and lat["fair"] >= 1000, lat
+
+
+def test_fifo_waits_behind_its_equal_and_preempts_a_lower():
+    # On cpu1 a SCHED_FIFO 50 hog for 1.5 s. A cyclictest thread at 50 waits
+    # until the hog ends (FIFO: an equal does not preempt); at 51 it preempts
+    # at once, and only RT throttling (50 ms a second for the whole class)
+    # delays it.
+    lat = {}
+    for prio in (50, 51):
+        p = sim("vexpress-a9", "taskset 2 chrt -f 50 spawn 1 1500; taskset 2 cyclictest -p %d -t 1 -i 1000 -q -D 1"
+                % prio)
+        assert p.returncode == 0, p.stderr
+        lat[prio] = int(result(p.stdout, "cyclictest")["lat_max_us"])
+    assert lat[50] >= 1400000 and lat[51] <= 50000, lat
