@@ -218,7 +218,8 @@ KT_CASE(energy_latency_guard_places_a_waiting_task_only_on_idle_cpus)
  * 2048 (512), the A7s nothing: cpu2. Then the A7s hold 1024 on 1548 (661):
  * the A15 group, its idle cpu1. Then A15s 2048 / 2048 (1024) against 661:
  * the A7s again, cpu3. Per CPU instead of per capacity the second would go
- * to the A7s (1024 / 3 CPUs = 341 against 512).
+ * to the A7s (1024 / 3 CPUs = 341 against 512). Affinity narrows both the
+ * groups' loads and the CPU chosen in the group.
  */
 KT_CASE(new_tasks_go_where_load_per_capacity_is_lowest)
 {
@@ -230,6 +231,18 @@ KT_CASE(new_tasks_go_where_load_per_capacity_is_lowest)
 	KT_ASSERT_EQ(sched_select_task_rq(&p, 0, false), 1);
 	load(1, 1, 0);
 	KT_ASSERT_EQ(sched_select_task_rq(&p, 0, false), 3);
+	/*
+	 * Allowed on cpu1 and cpu2 only, with cpu0 running two tasks, cpu1
+	 * idle, cpu2 one task: counting the allowed CPUs alone, the A15 group
+	 * is idle (0) and the A7 group 1024 / 516: cpu1. Counting every CPU
+	 * of the groups, the A15s would hold 2048 / 2048 against the A7s'
+	 * 1024 / 1548 and the task would go to busy cpu2.
+	 */
+	KT_ASSERT(boot("off"));
+	waker(0, 0x6, 0, 0);
+	load(0, 2, 0);
+	load(2, 1, 0);
+	KT_ASSERT_EQ(sched_select_task_rq(&p, 0, false), 1);
 }
 
 /*
