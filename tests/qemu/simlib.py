@@ -14,9 +14,12 @@ def dtb(board):
     return os.path.join(ROOT, "build", board, board + ".dtb")
 
 
-def sim(board_or_dtb, script, *opts, timeout=120):
+def sim(board_or_dtb, script, *opts, timeout=120, max_time=60):
+    """Runs @script; a script still running after @max_time simulated seconds is an error (a kernel
+    that never lets it end, e.g. a task that never runs again, fails in seconds, not at @timeout)."""
     path = board_or_dtb if board_or_dtb.endswith(".dtb") else dtb(board_or_dtb)
-    return subprocess.run([SIM, *opts, path, script], capture_output=True, text=True, timeout=timeout)
+    return subprocess.run([SIM, "--max-time=%d" % max_time, *opts, path, script], capture_output=True, text=True,
+                          timeout=timeout)
 
 
 def result(out, bench):
