@@ -31,7 +31,7 @@ def test_four_cpu_bound_tasks_get_a_quarter_each():
     # ... of four CPUs: each CPU busy, each task a whole CPU's worth of the wall time.
     busy, of_wall = per_cpu(r.output, 4)
     assert all(p >= 95 for p in busy.values()), busy
-    assert all(0.9 <= f <= 1.0 for f in of_wall), of_wall
+    assert all(0.9 <= f <= 1.02 for f in of_wall), of_wall
 
 
 def test_eight_tasks_on_four_cpus_share_fairly():
@@ -46,7 +46,7 @@ def test_eight_tasks_on_four_cpus_share_fairly():
         assert abs(share - 12.5) <= 1.5, "share %.2f%% not 12.5%%+-1.5: %r" % (share, r)
     busy, of_wall = per_cpu(r.output, 4)
     assert all(p >= 95 for p in busy.values()), busy
-    assert all(0.44 <= f <= 0.5 for f in of_wall), of_wall
+    assert all(0.44 <= f <= 0.52 for f in of_wall), of_wall
 
 
 def test_hundred_sleepers_lose_no_wakeups():
