@@ -630,13 +630,6 @@ void sched_cpu_online(int cpu)
 {
 	idle_cpu_online(cpu);
 	sched_set_idle_hint(cpu, true);	/* it runs its idle task */
-	/*
-	 * Tickless from the start (sched_init_cpu()): it must be in the set a
-	 * busy CPU's kick chooses from, or a CPU that no task has woken since
-	 * boot is never balanced for (test_simfast.py's TC2 test saw an A7
-	 * idle all run beside a sibling with two tasks).
-	 */
-	nohz_enter_idle(cpu);
 	cpumask_set_atomic(&sched_cpus_online, cpu);
 }
 
