@@ -223,7 +223,6 @@ static bool stuck_any(void)
 
 int stress_sync_stop(void)
 {
-	uint32_t min_rounds = UINT32_MAX, max_rounds = 0;
 	uint64_t deadline = arch_now_ns() + STOP_TIMEOUT_NS;
 
 	__atomic_store_n(&ss.stop, true, __ATOMIC_RELEASE);
@@ -252,6 +251,8 @@ int stress_sync_stop(void)
 	}
 	/* With a worker stuck the objects are mid-use: their end checks would mean nothing. */
 	if (!stuck_any()) {
+		uint32_t min_rounds = UINT32_MAX, max_rounds = 0;
+
 		for (int k = 0; k < NR_MUTEXES; k++)
 			if (mutex_owner(&ss.m[k]) || ss.m[k].wq.nr_waiters)
 				violation("a mutex still held or waited on after every worker ended");
