@@ -15,7 +15,7 @@ $(error unknown BOARD '$(BOARD)': choose one of $(BOARDS))
 endif
 
 .DEFAULT_GOAL := all
-.PHONY: all run test host deps test-deps experiment-deps clean boards experiment outside $(addprefix kernel-,$(BOARDS))
+.PHONY: all run test mutate host deps test-deps experiment-deps clean boards experiment outside $(addprefix kernel-,$(BOARDS))
 # Everything is built by rules below; no implicit rules or old-suffix magic.
 MAKEFLAGS += --no-builtin-rules
 .SUFFIXES:
@@ -145,13 +145,19 @@ run: deps kernel-$(BOARD) $(if $(RUN),,build/host/schedsim build/qemu-tc2/qemu-t
 		$(if $(RUN),--run '$(RUN)',--demo)
 
 test: test-deps boards kernel-debug-qemu-tc2 host outside
-	@$(PYTHON) tests/run.py
+	@$(PYTHON) tests/run.py $(if $(STRICT),--strict)
 
 # The seeds' tables and pack=energy's verdicts on the simulator and in QEMU
 # (tools/experiment seeds; QUICK=1: QEMU only for the seeds' two tables).
 # build/experiment/index.html shows the tables and the plots.
 experiment: deps experiment-deps kernel-vexpress-a9 kernel-qemu-tc2 build/tc2/tc2.dtb build/host/schedtopo build/host/schedsim
 	@$(PYTHON) tools/experiment seeds --out build/experiment $(if $(QUICK),--quick)
+
+# Mutation testing (tools/mutate, tests/mutants.txt): each listed source edit, one
+# at a time in a scratch copy, must make a fast test (host + simulator) fail.
+# Prints the survivors; exit status 1 unless every mutant is killed.
+mutate: host $(foreach b,$(BOARDS),build/$(b)/$(b).dtb)
+	@$(PYTHON) tools/mutate $(if $(ONLY),--only $(ONLY))
 
 clean:
 	rm -rf build

@@ -1,9 +1,15 @@
 #!/usr/bin/python3
 """Run every test: host unit-test binaries (build/host/test_*) and QEMU
 behaviour tests (tests/qemu/test_*.py, functions named test_*). Prints one
-line per test and, last, 'N passed, N failed'. Exit status 1 on any failure.
+line per test (PASS, FAIL or SKIP) and, last, 'N passed, N failed'. Exit
+status 1 on any failure.
 
-  tests/run.py [-k SUBSTRING] [--host-only] [--qemu-only] [-j N]
+  tests/run.py [-k SUBSTRING] [--host-only] [--qemu-only] [-j N] [--strict]
+
+A test that could not run its check (qemulib.skip(): a tool or an input is
+missing) is a SKIP, never a PASS: it is counted apart, on the line before the
+last. With --strict (CI, `make test STRICT=1`), a skip for something
+tools/ensure-deps.sh installs (required=True) is a failure.
 
 A QEMU test marked `exclusive` (decorator in tests/qemu/qemulib.py) runs
 after all the others, alone: one that needs real parallel vCPUs (MTTCG, no
@@ -70,10 +76,16 @@ def qemu_tests():
                 yield "%s/%s" % (modname, attr), fn
 
 
+SKIPPED = "skip"
+
+
 def run_qemu(name, fn):
+    import qemulib
     try:
         fn()
         return [(name, True, "")]
+    except qemulib.Skip as e:
+        return [(name, SKIPPED, (str(e), e.required))]
     except AssertionError as e:
         return [(name, False, str(e) or traceback.format_exc(limit=2))]
     except Exception:  # noqa: BLE001 - a crashing test is a failed test
@@ -86,6 +98,7 @@ def main():
     ap.add_argument("--host-only", action="store_true")
     ap.add_argument("--qemu-only", action="store_true")
     ap.add_argument("-j", type=int, default=max(1, os.cpu_count() or 1))
+    ap.add_argument("--strict", action="store_true", help="a skip for a required tool fails")
     a = ap.parse_args()
 
     jobs = []
@@ -96,12 +109,20 @@ def main():
 
     shared = [j for j in jobs if not getattr(j[2][-1], "exclusive", False)]
     alone = [j for j in jobs if getattr(j[2][-1], "exclusive", False)]
-    passed = failed = 0
+    passed = failed = skipped = 0
 
     def report(results):
-        nonlocal passed, failed
+        nonlocal passed, failed, skipped
         for case, ok, detail in results:
-            if ok:
+            if ok is SKIPPED:
+                why, required = detail
+                if a.strict and required:
+                    failed += 1
+                    print("FAIL %s\n    skipped, and --strict: %s" % (case, why))
+                else:
+                    skipped += 1
+                    print("SKIP %s: %s" % (case, why))
+            elif ok:
                 passed += 1
                 print("PASS %s" % case)
             else:
@@ -117,6 +138,8 @@ def main():
             report(fut.result())
     for n, fn, args in alone:
         report(fn(*args))
+    if skipped:
+        print("%d skipped" % skipped)
     print("%d passed, %d failed" % (passed, failed))
     return 1 if failed or passed == 0 else 0
 

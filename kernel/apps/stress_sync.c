@@ -9,7 +9,10 @@
  *   counted (a round ends only when all have arrived);
  * - semaphore: units posted = units taken + units left.
  * At the end every wait is abandoned through the stop flag (and a wake-up
- * of each worker), as rt-app's end of run does.
+ * of each worker), as rt-app's end of run does. A worker that has not
+ * ended STOP_TIMEOUT_NS later slept through its wake-ups: a violation (and
+ * it is left unjoined), so that a lost wake-up fails the run with its
+ * verdict instead of hanging the console in the join.
  */
 #include "kernel/lib/random.h"
 #include "kernel/apps/stress_sync.h"
@@ -31,6 +34,14 @@
 #define NR_POSTERS 2
 #define NR_TAKERS 2
 #define NR_SYNC_TASKS (NR_MUTEX_WORKERS + NR_PRODUCERS + NR_CONSUMERS + NR_BARRIER_WORKERS + NR_POSTERS + NR_TAKERS)
+#define STOP_TIMEOUT_NS (10ull * NSEC_PER_SEC)
+
+/* A worker's body and argument, and whether it has returned (set last, with release). */
+struct sync_slot {
+	void (*fn)(void *);
+	uintptr_t arg;
+	volatile uint32_t done;
+};
 
 static struct {
 	volatile bool stop;
@@ -45,6 +56,7 @@ static struct {
 	struct semaphore sem;
 	uint32_t posted, taken;
 	struct task *tasks[NR_SYNC_TASKS];
+	struct sync_slot slots[NR_SYNC_TASKS];
 	uint32_t seed;
 } ss;
 
@@ -153,6 +165,14 @@ static void taker(void *arg)
 		__atomic_fetch_add(&ss.taken, 1, __ATOMIC_RELAXED);
 }
 
+static void sync_main(void *arg)
+{
+	struct sync_slot *slot = arg;
+
+	slot->fn((void *)slot->arg);
+	__atomic_store_n(&slot->done, 1, __ATOMIC_RELEASE);
+}
+
 void stress_sync_start(uint32_t seed, uint32_t cpus)
 {
 	static const struct {
@@ -181,38 +201,74 @@ void stress_sync_start(uint32_t seed, uint32_t cpus)
 	ss.posted = ss.taken = 0;
 	smp_mb();
 	for (unsigned k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
-		for (int i = 0; i < kinds[k].n; i++, t++)
-			ss.tasks[t] = task_create("sync", kinds[k].fn, (void *)(uintptr_t)i, 0, cpus);
+		for (int i = 0; i < kinds[k].n; i++, t++) {
+			ss.slots[t] = (struct sync_slot){ .fn = kinds[k].fn, .arg = (uintptr_t)i };
+			ss.tasks[t] = task_create("sync", sync_main, &ss.slots[t], 0, cpus);
+		}
+}
+
+int stress_sync_violations(void)
+{
+	return (int)__atomic_load_n(&ss.violations, __ATOMIC_RELAXED);
+}
+
+/* Some worker has not ended (its task is still set after the stop's joins). */
+static bool stuck_any(void)
+{
+	for (int t = 0; t < NR_SYNC_TASKS; t++)
+		if (ss.tasks[t])
+			return true;
+	return false;
 }
 
 int stress_sync_stop(void)
 {
-	uint32_t min_rounds = UINT32_MAX, max_rounds = 0;
+	uint64_t deadline = arch_now_ns() + STOP_TIMEOUT_NS;
 
 	__atomic_store_n(&ss.stop, true, __ATOMIC_RELEASE);
 	for (int t = 0; t < NR_SYNC_TASKS; t++)
 		if (ss.tasks[t])
 			wake_up(ss.tasks[t]);
-	for (int t = 0; t < NR_SYNC_TASKS; t++)
-		if (ss.tasks[t]) {
-			task_join(ss.tasks[t]);
-			ss.tasks[t] = NULL;
-		}
-	for (int k = 0; k < NR_MUTEXES; k++)
-		if (mutex_owner(&ss.m[k]) || ss.m[k].wq.nr_waiters)
-			violation("a mutex still held or waited on after every worker ended");
-	if (ss.produced != ss.consumed + ss.items)
-		violation("condition variable: items produced != consumed + queued");
-	for (int i = 0; i < NR_BARRIER_WORKERS; i++) {
-		if (ss.rounds[i] < min_rounds)
-			min_rounds = ss.rounds[i];
-		if (ss.rounds[i] > max_rounds)
-			max_rounds = ss.rounds[i];
+	for (bool all = false; !all && arch_now_ns() < deadline;) {
+		all = true;
+		for (int t = 0; t < NR_SYNC_TASKS; t++)
+			if (ss.tasks[t] && !__atomic_load_n(&ss.slots[t].done, __ATOMIC_ACQUIRE))
+				all = false;
+		if (!all)
+			task_sleep_ns(10 * NSEC_PER_MSEC);
 	}
-	if (min_rounds != max_rounds || max_rounds != ss.bar.generation)
-		violation("barrier: workers completed different numbers of rounds");
-	if (ss.posted != ss.taken + ss.sem.count)
-		violation("semaphore: units posted != taken + left");
+	for (int t = 0; t < NR_SYNC_TASKS; t++) {
+		if (!ss.tasks[t])
+			continue;
+		if (!__atomic_load_n(&ss.slots[t].done, __ATOMIC_ACQUIRE)) {
+			kprintf("stress: sync: worker %d (task %u, %s) did not end after the stop\n", t,
+				(unsigned)ss.tasks[t]->tid, task_state_name(ss.tasks[t]));
+			violation("a worker slept through the stop (a lost wake-up?)");
+			continue;	/* left as it is: joining it would hang */
+		}
+		task_join(ss.tasks[t]);
+		ss.tasks[t] = NULL;
+	}
+	/* With a worker stuck the objects are mid-use: their end checks would mean nothing. */
+	if (!stuck_any()) {
+		uint32_t min_rounds = UINT32_MAX, max_rounds = 0;
+
+		for (int k = 0; k < NR_MUTEXES; k++)
+			if (mutex_owner(&ss.m[k]) || ss.m[k].wq.nr_waiters)
+				violation("a mutex still held or waited on after every worker ended");
+		if (ss.produced != ss.consumed + ss.items)
+			violation("condition variable: items produced != consumed + queued");
+		for (int i = 0; i < NR_BARRIER_WORKERS; i++) {
+			if (ss.rounds[i] < min_rounds)
+				min_rounds = ss.rounds[i];
+			if (ss.rounds[i] > max_rounds)
+				max_rounds = ss.rounds[i];
+		}
+		if (min_rounds != max_rounds || max_rounds != ss.bar.generation)
+			violation("barrier: workers completed different numbers of rounds");
+		if (ss.posted != ss.taken + ss.sem.count)
+			violation("semaphore: units posted != taken + left");
+	}
 	kprintf("stress: sync mutex_acquisitions=%u mutex_contended=%u cond_produced=%u cond_consumed=%u "
 		"barrier_rounds=%u sem_posted=%u sem_taken=%u violations=%u\n",
 		(unsigned)ss.acquisitions, (unsigned)(ss.m[0].nr_contended + ss.m[1].nr_contended),

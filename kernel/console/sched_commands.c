@@ -222,7 +222,8 @@ static int test_wake(int argc, char **argv)
 {
 	long n, iters, us;
 	uint32_t all = TASK_CPUS_ANY;
-	unsigned long lost = 0, done = 0;
+	unsigned long lost, done;
+	uint64_t deadline;
 
 	if (argc != 5 || !cmdline_parse_long(argv[2], 1, MAX_TEST_TASKS, &n) ||
 	    !cmdline_parse_long(argv[3], 1, 1000000, &iters) || !cmdline_parse_long(argv[4], 10, 10000000, &us)) {
@@ -240,13 +241,28 @@ static int test_wake(int argc, char **argv)
 			return 1;
 		}
 	}
-	for (long i = 0; i < n; i++) {
-		task_join(test_tasks[i]);
-		done += sleeper_args[i].done;
-		lost += (unsigned long)iters - sleeper_args[i].done;
+	/*
+	 * Counted before any join: a sleeper whose wake-up was lost never
+	 * ends, so joining it first would hang here and report nothing. The
+	 * slowest sleeper needs iters x (us + 7 (n - 1)) us; twice that plus a
+	 * second is a deadline no working scheduler misses.
+	 */
+	deadline = arch_now_ns() + 2 * (uint64_t)iters * (uint64_t)(us + 7 * n) * NSEC_PER_USEC + NSEC_PER_SEC;
+	for (;;) {
+		done = 0;
+		for (long i = 0; i < n; i++)
+			done += READ_ONCE(sleeper_args[i].done);
+		if (done == (unsigned long)(n * iters) || arch_now_ns() >= deadline)
+			break;
+		task_sleep_ns(10 * NSEC_PER_MSEC);
 	}
+	lost = (unsigned long)(n * iters) - done;
 	kprintf("wake: tasks=%ld iterations=%lu expected=%lu lost=%lu\n", n, done,
 		(unsigned long)(n * iters), lost);
+	if (lost)
+		return 1;	/* the sleepers that never woke are left as they are */
+	for (long i = 0; i < n; i++)
+		task_join(test_tasks[i]);
 	return 0;
 }
 

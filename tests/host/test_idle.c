@@ -87,6 +87,10 @@ KT_CASE(gov_deepest_fitting_state)
 	KT_ASSERT_EQ(idle_gov_select(&g, gov_states, 3, UINT64_MAX, IDLE_NO_LIMIT), 2);
 	KT_ASSERT_EQ(idle_gov_select(&g, gov_states, 3, 0, IDLE_NO_LIMIT), 0);
 	KT_ASSERT_EQ(idle_gov_select(&g, gov_states, 3, 20 * MS, IDLE_NO_LIMIT), 2);
+	/* At the boundary: a prediction equal to a state's target residency takes it, one ns less does not. */
+	KT_ASSERT_EQ(idle_gov_select(&g, gov_states, 3, 500 * US, IDLE_NO_LIMIT), 1);
+	KT_ASSERT_EQ(idle_gov_select(&g, gov_states, 3, 500 * US - 1, IDLE_NO_LIMIT), 0);
+	KT_ASSERT_EQ(idle_gov_select(&g, gov_states, 3, 2500 * US, IDLE_NO_LIMIT), 2);
 	/* Fewer states offered: never beyond @nr. */
 	KT_ASSERT_EQ(idle_gov_select(&g, gov_states, 2, UINT64_MAX, IDLE_NO_LIMIT), 1);
 	KT_ASSERT_EQ(idle_gov_select(&g, gov_states, 1, UINT64_MAX, IDLE_NO_LIMIT), 0);

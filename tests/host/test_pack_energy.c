@@ -121,3 +121,21 @@ KT_CASE(rail_on_for_others_ignores_prev)
 		KT_ASSERT(pack_rail_on_for_others(&c, &i, 33));
 	}
 }
+
+/*
+ * A core with an idle power of its own (vexpress-a9's DT: core busy 2000,
+ * WFI 500; cluster busy 4000, idle 2000, no off state): running the task adds only busy minus idle for
+ * its time, since the core would draw its idle power anyway. Every case
+ * above has core idle 0, where forgetting the subtraction changes nothing.
+ */
+KT_CASE(core_idle_power_is_subtracted_from_its_busy_power)
+{
+	static const struct energy_cost a9_core = { .busy = 2000, .idle = { 500 }, .nr_idle = 1 };
+	static const struct energy_cost a9_rail = { .busy = 4000, .idle = { 2000 }, .nr_idle = 1 };
+	struct pack_energy_cand c = { &a9_core, &a9_rail, 1024, 0, true };
+	uint32_t u = PCT(10);
+
+	/* 10% of the window: core (2000 - 500) x u; the rail, on anyway, (4000 - 2000) x u of the idle part (all). */
+	KT_ASSERT_EQ(pack_energy_delta(&c, u, 1024),
+		     (uint64_t)u * 1500 + (uint64_t)u * 2000 / PACK_E_SCALE * PACK_E_SCALE);
+}

@@ -130,6 +130,23 @@ KT_CASE(cond_wait_releases_the_mutex_and_signal_wakes_one)
 	KT_ASSERT_EQ(c.nr_lost, 1u);
 }
 
+KT_CASE(cond_broadcast_wakes_every_waiter)
+{
+	struct mutex m = MUTEX_INIT;
+	struct condvar c = CONDVAR_INIT;
+	struct wait_entry mw;
+
+	machine();
+	for (int i = 0; i < 3; i++) {
+		KT_ASSERT(mutex_lock_or_queue(&m, &mw, &t[i]));
+		KT_ASSERT_EQ(cond_queue_and_unlock(&c, &m, &we[i], &t[i]), MUTEX_OK);
+	}
+	KT_ASSERT_EQ(cond_broadcast(&c), 3);
+	KT_ASSERT(!asleep(0) && !asleep(1) && !asleep(2));
+	KT_ASSERT_EQ(c.wq.nr_waiters, 0u);
+	KT_ASSERT_EQ(c.nr_lost, 0u);
+}
+
 KT_CASE(barrier_releases_all_on_the_last_arrival_and_rearms)
 {
 	struct task_barrier b;

@@ -104,3 +104,76 @@ KT_CASE(a_backlog_is_left_to_the_next_interrupt_after_a_gap)
 		KT_ASSERT_EQ(seen, 1);
 	}
 }
+
+/*
+ * The heap against a reference: 64 timers armed, re-armed later and
+ * earlier (the tick's in-place move) and cancelled at random (fixed seed),
+ * then run in steps: each step runs exactly the due ones, in expiry order,
+ * and the programmed time is always the earliest pending expiry.
+ */
+#define NH 64
+static struct timer heap_tm[NH];
+static uint64_t heap_at[NH], last_run_at;
+static bool heap_armed[NH], heap_order_ok;
+static int heap_ran;
+
+static void heap_fn(struct timer *t)
+{
+	int i = (int)(t - heap_tm);
+
+	if (!heap_armed[i] || heap_at[i] < last_run_at || heap_at[i] > host_fake_now)
+		heap_order_ok = false;
+	last_run_at = heap_at[i];
+	heap_armed[i] = false;
+	heap_ran++;
+}
+
+KT_CASE(heap_keeps_expiry_order_through_rearms_and_cancels)
+{
+	uint32_t rng = 12345;
+
+	setup();
+	heap_order_ok = true;
+	for (int i = 0; i < NH; i++)
+		timer_setup(&heap_tm[i], heap_fn, NULL);
+	for (int round = 0; round < 20; round++) {
+		uint64_t now = host_fake_now, earliest = TIMER_NEVER;
+		struct timers_diag td;
+		int due = 0;
+
+		for (int op = 0; op < 200; op++) {
+			int i;
+
+			rng = rng * 1103515245u + 12345u;
+			i = (int)((rng >> 8) % NH);
+			rng = rng * 1103515245u + 12345u;
+			if ((rng >> 28) == 0 && heap_armed[i]) {
+				KT_ASSERT(timer_cancel(&heap_tm[i]));
+				heap_armed[i] = false;
+				continue;
+			}
+			heap_at[i] = now + 1 + (rng >> 12) % 1000000;
+			heap_armed[i] = true;
+			timer_arm(&heap_tm[i], heap_at[i]);
+		}
+		for (int i = 0; i < NH; i++)
+			if (heap_armed[i] && heap_at[i] < earliest)
+				earliest = heap_at[i];
+		timers_diag(0, &td);
+		KT_ASSERT_EQ(td.programmed, earliest);
+		KT_ASSERT_EQ(timers_next_expiry(0), earliest);
+		/* Run what is due in the next half millisecond. */
+		host_fake_now = now + 500000;
+		for (int i = 0; i < NH; i++)
+			due += heap_armed[i] && heap_at[i] <= host_fake_now;
+		heap_ran = 0;
+		last_run_at = 0;
+		timers_run(host_fake_now);
+		KT_ASSERT_EQ(heap_ran, due);
+		KT_ASSERT(heap_order_ok);
+	}
+	for (int i = 0; i < NH; i++)
+		if (heap_armed[i])
+			timer_cancel(&heap_tm[i]);
+	KT_ASSERT_EQ(timers_nr_pending(0), 0u);
+}

@@ -2,6 +2,7 @@
 the serial output and QEMU's exit status. Runs are in icount mode, so virtual
 time and output are reproducible."""
 import os
+import re
 import subprocess
 import sys
 import time
@@ -30,6 +31,20 @@ class Run:
         tail = "\n".join(self.lines()[-25:])
         return "<qemu run status=%s timed_out=%s, last lines:\n%s>" % (
             self.status, self.timed_out, tail)
+
+
+class Skip(Exception):
+    """Raised by skip(): the test could not run its check (tests/run.py reports SKIP, not PASS).
+    @required: what was missing is something tools/ensure-deps.sh installs, so
+    `tests/run.py --strict` (CI) counts the skip as a failure."""
+
+    def __init__(self, reason, required):
+        super().__init__(reason)
+        self.required = required
+
+
+def skip(reason, required=True):
+    raise Skip(reason, required)
 
 
 def exclusive(fn):
@@ -103,3 +118,26 @@ def boot(board, run=None, append="", stdin_bytes=None, timeout=60, dtb=None,
         time.sleep(0.02)
     status = None if timed_out else qemu_run.exit_status(p.returncode, out)
     return Run(out.decode("utf-8", "replace"), status, timed_out)
+
+
+STRESS_TROUBLE = ("lost", "late_wakeups", "owing", "sync_violations", "starving", "rt_breaks")
+
+
+def stress_verdict(output, seed, seconds=None, workers=None):
+    """The `stress` command's verdict line (kernel/apps/stress.c), asserted:
+    PASS, every trouble count 0, tokens sent = owed = consumed and > 0, and the
+    sync workers' line beside it with violations=0. Returns its key=values (ints)."""
+    m = re.search(r"^stress: (PASS|FAIL) seed=%d (.*)$" % seed, output, re.M)
+    assert m, "no stress verdict for seed %d:\n%s" % (seed, output[-3000:])
+    kv = {k: int(v) for k, v in (w.split("=", 1) for w in m.group(2).split())}
+    assert m.group(1) == "PASS", m.group(0) + "\n" + output[-3000:]
+    assert all(kv[k] == 0 for k in STRESS_TROUBLE), m.group(0)
+    assert kv["tokens_sent"] == kv["tokens_owed"] == kv["tokens_consumed"] > 0, m.group(0)
+    assert seconds is None or kv["seconds"] == seconds, m.group(0)
+    assert workers is None or kv["workers"] == workers, m.group(0)
+    assert re.search(r"^stress: sync .* violations=0$", output, re.M), output[-3000:]
+    assert "INVARIANT BROKEN" not in output and "LOST WAKE-UP" not in output, output[-3000:]
+    # The verdict is the run's last word: nothing of stress's after it.
+    after = output[m.end():]
+    assert not re.search(r"^stress: ", after, re.M), after[:2000]
+    return kv

@@ -1,7 +1,10 @@
 """Benchmarks in QEMU: cyclictest and sysbench print rt-tests /
 sysbench style output and well-formed RESULT lines; on qemu-tc2, packing
 small tasks (pack=rails) uses about half the energy of pack=off (48%, bound
-55%) on the seeds' two-cyclictest workload, while sysbench time is unchanged."""
+55%) on the seeds' two-cyclictest workload. That sysbench time is unchanged
+is checked on the simulator (test_simfast.py), where placement can change it:
+under QEMU's icount the throughput is the instruction count's, whatever the
+placement, so a check here could not fail."""
 import re
 
 from qemulib import boot
@@ -55,21 +58,19 @@ def test_bad_benchmark_arguments():
 # The seeds' method: two 20 s cyclictests, energy over 16 s after a 2 s warm-up. A long
 # window matters: how pack=off spreads the threads settles differently from run to run.
 SEED = ("cyclictest -t 8 -q -e 1000000 -D 20 &; cyclictest -t 8 -q -e 1000000 -D 20 &; "
-        "sleep 2000; energy mark; sleep 16000; energy; wait; sysbench --num-threads=8 --max-requests=100")
+        "sleep 2000; energy mark; sleep 16000; energy; wait")
 
 
-def test_packing_halves_cyclictest_energy_and_keeps_sysbench_time():
+def test_packing_halves_cyclictest_energy():
     runs = {}
     for mode in ("off", "rails"):
         r = boot("qemu-tc2", append="pack=" + mode, run=SEED, timeout=180)
         assert r.status == 0, r
         window = re.search(r"^energy: energy=(\d+) energy_c0=(\d+) energy_c1=(\d+) ", r.output, re.M)
-        sysb = [x for x in results(r.output) if x["bench"] == "sysbench"]
-        assert window and len(sysb) == 1, r
-        runs[mode] = (int(window.group(1)), int(sysb[0]["time_us"]))
-    (e_off, t_off), (e_rails, t_rails) = runs["off"], runs["rails"]
+        assert window, r
+        runs[mode] = int(window.group(1))
+    e_off, e_rails = runs["off"], runs["rails"]
     # Quiet host: rails/off = 48% (seeds' TC2: about a third); QEMU's round-robin
     # interleaving still follows host timing, and a loaded 2-core CI host gave 50.4%
     # (pack=off 6.83 M instead of 7.10 M). No packing at all would be 100%.
     assert e_rails < 0.55 * e_off, "pack=rails energy %d is not below 55%% of pack=off %d" % (e_rails, e_off)
-    assert abs(t_rails - t_off) < 0.02 * t_off, runs

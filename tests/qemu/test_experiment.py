@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from qemulib import skip  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TOOL = os.path.join(ROOT, "tools", "experiment")
@@ -345,8 +346,6 @@ def test_plots_and_index_html():
                 assert '<img src="%s"' % name in page, name
             for src in re.findall(r'<img src="([^"]+)"', page):
                 assert "/" not in src and os.path.isfile(os.path.join(out, src)), src
-        else:
-            print("test_experiment: matplotlib is not importable by %s: PNG check skipped" % sys.executable)
         # Without matplotlib (python -S hides Debian's dist-packages): one message, no PNG, the page still.
         shutil.rmtree(out)
         p = tool("run", "--boards", "tc2", "--pack", "off", "--workload", MEDIUM, "--out", out,
@@ -356,6 +355,8 @@ def test_plots_and_index_html():
         assert not [f for f in os.listdir(out) if f.endswith(".png")], os.listdir(out)
         assert os.path.isfile(os.path.join(out, "index.html"))
     in_tmp(body)
+    if not has_mpl:
+        skip("matplotlib is not importable by %s: the PNG half did not run" % sys.executable)
 
 
 def test_trace_gives_latencies_and_timelines():
@@ -441,6 +442,31 @@ def rtapp_line(board, pack, energy, c0, overruns, busy=(100000, 100000), dur=200
             "slack_min_us=1 lat_avg_us=7 lat_max_us=9 energy=%d energy_c0=%d energy_c1=%d cpu0_busy_us=%d "
             "cpu0_idle_us=%d cpu2_busy_us=%d cpu2_idle_us=%d cluster0_off_us=0 cluster1_off_us=0" % (
                 board, pack, dur, overruns, energy, c0, energy - c0, busy[0], dur - busy[0], busy[1], dur - busy[1]))
+
+
+def test_oracle_bound_by_hand():
+    """tools/bench's oracle() against figures worked out by hand (not its own output) on a made-up
+    two-rail model: rail A (2 CPUs, core busy 100 / idle 0, rail busy 50 / idle 20 / off 5) and
+    rail B (3 CPUs at half speed, core busy 20 / idle 1, rail busy 10 / idle 4, never off); 30 ms
+    of work at capacity 1024 in a 100 ms window (energy in power x ms).
+    Spread over A: 30 ms busy, rail on 15 ms: 30x100 + 15x50 + 85x5 off, B asleep 100x(4 + 3x1):
+    3000 + 750 + 425 + 700 = 4875. Spread over B: 60 ms of work at half speed, rail on 20 ms:
+    60x20 + 20x10 + 80x(4 + 3x1) + A off 100x5 = 1200 + 200 + 560 + 500 = 2460 (no core sits in
+    WFI while the rail is on: 3 x 20 = 60). Serial on B (one CPU, rail on 60 ms, the others in
+    WFI): 60x30 + 40x7 + 500 + 2x60x1 = 2700; on A: 30x150 + 70x5 + 700 = 5550. The bound is the
+    least of the spreads, B's; the serial one B's too."""
+    model = [
+        {"name": "a", "cpus": [0, 1], "core_busy": 100, "capacity": 1024, "core_idle": 0,
+         "rail_busy": 50, "rail_idle": 20, "rail_off": 5},
+        {"name": "b", "cpus": [2, 3, 4], "core_busy": 20, "capacity": 512, "core_idle": 1,
+         "rail_busy": 10, "rail_idle": 4, "rail_off": None},
+    ]
+    best, serial = rp.bench.oracle(model, 30.0, 100.0, [1024, 512])
+    assert abs(best[0] - 2460) < 1e-6 and best[1]["name"] == "b", best
+    assert abs(serial[0] - 2700) < 1e-6 and serial[1]["name"] == "b", serial
+    # Same speed everywhere (QEMU): B's 30 ms spread: 30x20 + 10x10 + 90x7 + 500 = 1830.
+    best, _ = rp.bench.oracle(model, 30.0, 100.0)
+    assert abs(best[0] - 1830) < 1e-6, best
 
 
 def test_energy_verdicts_and_why():

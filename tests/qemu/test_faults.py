@@ -8,7 +8,7 @@ import os
 import re
 import subprocess
 
-from qemulib import ROOT, boot, exclusive, qemu_run
+from qemulib import ROOT, boot, exclusive, qemu_run, stress_verdict
 
 # Where the shell calls a command: run_one(), or whichever function it is
 # inlined into (shell_run_script() tail-calls run_line()).
@@ -125,11 +125,8 @@ def test_smp_stress_with_parallel_vcpus():
     for board, seed in (("qemu-tc2", 11), ("vexpress-a9", 12)):
         r = boot(board, mttcg=True, icount=False, timeout=300, run="stress 60 %d 300" % seed)
         assert r.status == 0, r
-        m = re.search(r"^stress: seed=%d seconds=60 workers=300 tokens_sent=(\d+) tokens_owed=(\d+) "
-                      r"tokens_consumed=(\d+) lost=0 .* invariant_checks=(\d+)$" % seed, r.output, re.M)
-        assert m, r
-        assert m.group(1) == m.group(2) == m.group(3) and int(m.group(1)) > 1000, r
-        assert int(m.group(4)) >= 10, r
+        v = stress_verdict(r.output, seed, 60, 300)
+        assert v["tokens_sent"] > 1000 and v["invariant_checks"] >= 10, v
 
 
 @exclusive

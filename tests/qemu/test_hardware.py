@@ -15,7 +15,7 @@ import threading
 import time
 import zlib
 
-from qemulib import ROOT, qemu_run
+from qemulib import ROOT, qemu_run, skip
 
 VEMSD = os.path.join(ROOT, "tools", "vemsd")
 POWERRUN = os.path.join(ROOT, "tools", "powerrun")
@@ -30,8 +30,8 @@ def run(cmd, timeout=60, **kw):
 
 
 def need(command, package):
-    """True when @command is there, installing @package (apt) if it is not;
-    False (the caller skips, saying so) when it cannot be installed."""
+    """Returns when @command is there, installing @package (apt) if it is not;
+    skips the test (a required tool: CI fails) when it cannot be installed."""
     if shutil.which(command):
         return True
     with _apt_lock:
@@ -47,8 +47,7 @@ def need(command, package):
                     pass
                 if shutil.which(command):
                     return True
-    print("SKIP: %s is not installed and could not be installed (apt-get install %s)" % (command, package))
-    return False
+    skip("%s is not installed and could not be installed (apt-get install %s)" % (command, package))
 
 
 def built(board):
@@ -377,8 +376,7 @@ def test_tc2_kernel_on_qemu_vexpress_a15_falls_back():
 
 def test_uimage_for_bootm():
     kbin, _, dtb = built("vexpress-a9")
-    if not need("mkimage", "u-boot-tools"):
-        return
+    need("mkimage", "u-boot-tools")
     with tempfile.TemporaryDirectory() as d:
         out = os.path.join(d, "uImage")
         r = make_no_rebuild("vexpress-a9", "uimage", "HW_UIMAGE=" + out)
@@ -401,8 +399,7 @@ def test_uimage_for_bootm():
 
 # ------------------------------------------------------------------ OpenOCD and gdb
 def test_openocd_configs_parse():
-    if not need("openocd", "openocd"):
-        return
+    need("openocd", "openocd")
     expect = {
         "vexpress-a9": [("ca9x4.cpu%d" % n, 0x80110000 + 0x2000 * n) for n in range(4)],
         "tc2": [("tc2.a15.0", 0x82010000), ("tc2.a15.1", 0x82012000), ("tc2.a7.0", 0x82030000),
@@ -426,8 +423,7 @@ def test_openocd_configs_parse():
 
 def test_make_debug_qemu_gdb_reaches_boot_main():
     built("vexpress-a9")
-    if not need("gdb-multiarch", "gdb-multiarch"):
-        return
+    need("gdb-multiarch", "gdb-multiarch")
     with tempfile.TemporaryDirectory() as d:
         script = os.path.join(d, "t.gdb")
         with open(script, "w") as f:

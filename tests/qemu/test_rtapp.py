@@ -9,7 +9,7 @@ import subprocess
 import sys
 import tempfile
 
-from qemulib import ROOT, boot
+from qemulib import ROOT, boot, skip
 
 TOOL = os.path.join(ROOT, "tools", "rtapp")
 EXAMPLES = os.path.join(ROOT, "tools", "rtapp-examples")
@@ -436,8 +436,7 @@ def test_outside_rt_files_translate_or_name_what_is_absent():
     translate or be refused naming a key of its tasks or global section."""
     d = os.path.join(OUTSIDE, "rtapp-rt")
     if not os.path.isdir(d):
-        print("test_outside_rt_files: %s absent: skipped" % d)
-        return
+        skip("%s absent (outside inputs, not installed by ensure-deps)" % d, required=False)
     files = sorted(f for f in os.listdir(d) if f.endswith(".json"))
     rt = [f for f in files if re.search(r"SCHED_(FIFO|RR)", open(os.path.join(d, f), encoding="utf-8").read())]
     assert rt, files
@@ -464,8 +463,7 @@ def test_outside_rt_files_run_on_qemu_tc2():
     (no two stacked: each loop's 100 ms of runtime, 100 ms of sleep, takes ~200 ms)."""
     d = os.path.join(OUTSIDE, "rtapp-rt")
     if not os.path.isdir(d):
-        print("test_outside_rt_files_run: %s absent: skipped" % d)
-        return
+        skip("%s absent (outside inputs, not installed by ensure-deps)" % d, required=False)
     lkml = "lkml-20200203-pkondeti__big-task.json"
     cmds, ran = [], []
     for f in sorted(f for f, want in OUTSIDE_RT.items() if isinstance(want, list)):

@@ -2,12 +2,23 @@
 no lost wake-ups among many sleepers, and a stopped tick on idle CPUs."""
 import re
 
-from qemulib import boot
+from qemulib import boot, stress_verdict
 
 
 def shares(output):
     return [float(m.group(1)) for m in re.finditer(r"^fair: task \d+ nice -?\d+ runtime_us=\d+ share=([\d.]+)%$",
                                                     output, re.M)]
+
+
+def per_cpu(output, cpus):
+    """Each CPU's busy_pct and each task's runtime as a fraction of the wall time:
+    shares of the tasks' total hide four tasks stacked on one CPU (25% each still),
+    these do not."""
+    busy = {int(c): int(p) for c, p in re.findall(r"^fair: cpu(\d+) busy_pct=(\d+)$", output, re.M)}
+    wall = re.search(r"^fair: tasks=\d+ cpus=\d+ wall_us=(\d+) ", output, re.M)
+    assert sorted(busy) == list(range(cpus)) and wall, output[-2000:]
+    runtimes = [int(x) for x in re.findall(r"^fair: task \d+ nice -?\d+ runtime_us=(\d+) ", output, re.M)]
+    return busy, [rt / int(wall.group(1)) for rt in runtimes]
 
 
 def test_four_cpu_bound_tasks_get_a_quarter_each():
@@ -17,6 +28,10 @@ def test_four_cpu_bound_tasks_get_a_quarter_each():
     assert len(s) == 4, r
     for share in s:
         assert abs(share - 25.0) <= 2.0, "share %.2f%% not 25%%+-2: %r" % (share, r)
+    # ... of four CPUs: each CPU busy, each task a whole CPU's worth of the wall time.
+    busy, of_wall = per_cpu(r.output, 4)
+    assert all(p >= 95 for p in busy.values()), busy
+    assert all(0.9 <= f <= 1.02 for f in of_wall), of_wall
 
 
 def test_eight_tasks_on_four_cpus_share_fairly():
@@ -29,6 +44,9 @@ def test_eight_tasks_on_four_cpus_share_fairly():
     assert len(s) == 8, r
     for share in s:
         assert abs(share - 12.5) <= 1.5, "share %.2f%% not 12.5%%+-1.5: %r" % (share, r)
+    busy, of_wall = per_cpu(r.output, 4)
+    assert all(p >= 95 for p in busy.values()), busy
+    assert all(0.44 <= f <= 0.52 for f in of_wall), of_wall
 
 
 def test_hundred_sleepers_lose_no_wakeups():
@@ -94,4 +112,5 @@ def test_cpus_that_never_arrive_get_no_tasks():
     assert re.search(r"^fair: cpu2 busy_pct=\d+$", r.output, re.M), r
     assert not re.search(r"^(fair|light): cpu[34] ", r.output, re.M), r
     assert sum(int(n) for n in re.findall(r"^light: cpu[012] .* tasks=(\d+)$", r.output, re.M)) == 8, r
-    assert "schedcheck: ok" in r.output and "lost=0" in r.output, r
+    assert "schedcheck: ok" in r.output, r
+    stress_verdict(r.output, 3, 2, 50)

@@ -9,26 +9,10 @@ import subprocess
 import sys
 
 from qemulib import ROOT, boot
+from simlib import SIM, dtb, result, sim
 
 sys.path.insert(0, os.path.join(ROOT, "tools", "lib"))
 import packmodes  # noqa: E402
-
-SIM = os.path.join(ROOT, "build", "host", "schedsim")
-
-
-def dtb(board):
-    return os.path.join(ROOT, "build", board, board + ".dtb")
-
-
-def sim(board_or_dtb, script, *opts, timeout=120):
-    path = board_or_dtb if board_or_dtb.endswith(".dtb") else dtb(board_or_dtb)
-    return subprocess.run([SIM, *opts, path, script], capture_output=True, text=True, timeout=timeout)
-
-
-def result(out, bench):
-    m = re.search(r"^RESULT bench=%s (.*)$" % bench, out, re.M)
-    assert m, out[-2000:]
-    return dict(kv.split("=", 1) for kv in m.group(1).split())
 
 
 def test_bad_input_is_one_error_line_and_exit_2():
@@ -223,66 +207,6 @@ def test_script_that_cannot_end_is_an_error():
     p = subprocess.run([SIM, "--max-time=2", dtb("qemu-tc2"), "sleep 5000"], capture_output=True, text=True,
                        timeout=60)
     assert p.returncode == 1 and "did not end within --max-time=2 s" in p.stderr, p.stderr
-
-
-SEED_CYCLIC = "cyclictest -t 8 -q -e 1000000 -D 20"
-SEED_WINDOW = "%s &; %s &; sleep 2000; energy mark; sleep 16000; energy; wait" % (SEED_CYCLIC, SEED_CYCLIC)
-
-
-def window(out):
-    """The `energy` line of the 16 s window (not the benches' RESULT lines)."""
-    m = re.search(r"^energy: (energy=.*)$", out, re.M)
-    assert m, out[-2000:]
-    return dict((k, int(v)) for k, v in (kv.split("=", 1) for kv in m.group(1).split()))
-
-
-def test_the_seeds_headline_packing_keeps_the_a15_cluster_off():
-    # The seeds' TC2 run (two cyclictest -t 8, 16 s window) on qemu-tc2's DT,
-    # where CPUs are busy at once for real (docs/schedsim.md). A wake-up that
-    # took an idle CPU of another cluster (docs/placement.md forbids it) sends
-    # light tasks whose A7 buddy is busy to an idle A15, and the A15 cluster
-    # stops staying off under rails and all.
-    w, lat = {}, {}
-    for mode in ("off", "rails", "all", "energy"):
-        p = sim("qemu-tc2", SEED_WINDOW, "--pack=" + mode)
-        assert p.returncode == 0, p.stderr
-        w[mode] = window(p.stdout)
-        lat[mode] = max(int(r["lat_max_us"]) for r in
-                        (dict(kv.split("=", 1) for kv in line.split()[1:])
-                         for line in p.stdout.splitlines() if line.startswith("RESULT bench=cyclictest")))
-    span = 16000000
-    for mode in ("rails", "all", "energy"):
-        assert w[mode]["cluster0_off_us"] >= 0.99 * span, (mode, w[mode])
-        assert w[mode]["cpu0_busy_us"] + w[mode]["cpu1_busy_us"] <= 100, (mode, w[mode])
-    # off spreads as the seeds' default did: both clusters work, the A7s
-    # 25..45% of the A15s' energy (the seeds: 40).
-    off = w["off"]
-    assert off["cluster0_off_us"] == 0 and all(off["cpu%d_busy_us" % c] > 10000 for c in range(5)), off
-    assert 0.25 <= off["energy_c1"] / off["energy_c0"] <= 0.45, off
-    # The energy: energy-aware placement is no worse than rails; and what the
-    # model allows (docs/schedsim.md: a powered-off A15 cluster still costs
-    # 25 units, and the A7s' cost is their busy time's, so ~0.48 is the floor
-    # with off spreading; the seeds' board measured 0.33).
-    ratio = dict((m, w[m]["energy"] / off["energy"]) for m in w)
-    assert ratio["energy"] <= ratio["rails"] <= 0.50, ratio
-    assert ratio["all"] <= 0.55, ratio
-    # Latency: the A7s run the wake-up path at half the A15s' speed, 16
-    # threads on 3 CPUs instead of 5: within 3x of off's worst (measured 2.8x).
-    assert lat["rails"] <= 3 * lat["off"], lat
-
-
-def test_the_seeds_sysbench_table_is_the_same_in_every_mode():
-    script = "; ".join("sysbench --num-threads=%d --max-requests=%d" % (n, r) for n in (8, 12, 16) for r in (200, 2000))
-    times = {}
-    for mode in ("off", "rails", "all", "energy"):
-        p = sim("qemu-tc2", script, "--pack=" + mode)
-        assert p.returncode == 0, p.stderr
-        times[mode] = [int(r["time_us"]) for r in
-                       (dict(kv.split("=", 1) for kv in line.split()[1:])
-                        for line in p.stdout.splitlines() if line.startswith("RESULT bench=sysbench"))]
-        assert len(times[mode]) == 6, p.stdout[-1500:]
-    for mode in times:
-        assert all(abs(a - b) <= 0.01 * b for a, b in zip(times[mode], times["off"])), times
 
 
 def test_the_demo_table_shows_packing_on_tc2():

@@ -14,5 +14,7 @@
 void stress_sync_start(uint32_t seed, uint32_t cpus);
 /* Stop and join them, print one `stress: sync ...` line; the number of broken invariants. */
 int stress_sync_stop(void);
+/* Broken invariants so far (while the workers run, or after the stop's final checks). */
+int stress_sync_violations(void);
 
 #endif
