@@ -528,11 +528,19 @@ static bool finish_switch_deferred(struct rq *rq)
 	if (dead)
 		task_free(dead);	/* its stack is no longer in use */
 	if (push) {
-		int target = select_task_rq(push, rq->cpu, false);
+		int target;
 
+		/*
+		 * Placed under its rq's lock, as every placement is: a second
+		 * task_set_affinity() (which takes this lock: push->cpu is still
+		 * ours) must not change the mask while select reads it.
+		 */
+		spin_lock(&rq->lock);
+		target = select_task_rq(push, rq->cpu, false);
 		push->nr_migrations++;
 		trace_sched_migrate(rq->cpu, push, rq->cpu, target);
 		push->cpu = target;
+		spin_unlock(&rq->lock);
 		enqueue_on(push, target, ENQ_MIGRATED);
 	}
 	return work;
