@@ -133,7 +133,7 @@ static void update_highest(struct rq *rq)
  * Overloaded (Linux's rt_overloaded): a task waits here and one of the
  * queue may run elsewhere. Tasks pinned here have nowhere to go: no push
  * or pull pass for them (two pinned FIFO tasks switch in 388 instructions
- * on qemu-tc2, the fair class 355; 1 545 when they counted).
+ * on qemu-tc2, the fair class 355).
  */
 static void update_overload(struct rq *rq)
 {
