@@ -513,6 +513,7 @@ static inline bool finish_switch(void)
 static bool finish_switch_deferred(struct rq *rq)
 {
 	struct task *w, *push, *dead;
+	int target = -1;
 	bool work;
 
 	w = rq->deferred_wake;
@@ -522,27 +523,24 @@ static bool finish_switch_deferred(struct rq *rq)
 	rq->deferred_wake = NULL;
 	rq->deferred_push = NULL;
 	rq->deferred_free = NULL;
+	if (push) {
+		/*
+		 * Placed under the rq lock we still hold, as every placement is:
+		 * a second task_set_affinity() (which takes this lock: push->cpu
+		 * is still ours) must not change the mask while select reads it.
+		 */
+		target = select_task_rq(push, rq->cpu, false);
+		push->nr_migrations++;
+		trace_sched_migrate(rq->cpu, push, rq->cpu, target);
+		push->cpu = target;
+	}
 	work = rq_unlock(rq);
 	if (w)
 		wake_up(w);
 	if (dead)
 		task_free(dead);	/* its stack is no longer in use */
-	if (push) {
-		int target;
-
-		/*
-		 * Placed under its rq's lock, as every placement is: a second
-		 * task_set_affinity() (which takes this lock: push->cpu is still
-		 * ours) must not change the mask while select reads it.
-		 */
-		spin_lock(&rq->lock);
-		target = select_task_rq(push, rq->cpu, false);
-		push->nr_migrations++;
-		trace_sched_migrate(rq->cpu, push, rq->cpu, target);
-		push->cpu = target;
-		spin_unlock(&rq->lock);
+	if (push)
 		enqueue_on(push, target, ENQ_MIGRATED);
-	}
 	return work;
 }
 
