@@ -98,24 +98,24 @@ static int bitmap_highest(const uint32_t *bm)
 }
 
 /*
- * rq->rt.waiting, with @curr the task that runs (or is about to; NULL: a
- * lower class's): the highest priority of a queued migratory task, unless
- * @curr is the only one of it.
+ * What rq->rt.waiting should be, with @curr the task that runs (or is
+ * about to; NULL: a lower class's, or the class is throttled): the highest
+ * priority of a queued migratory task, unless @curr is the only one of it.
  */
-static void update_waiting(struct rq *rq, const struct task *curr)
+static int waiting_level(const struct rq *rq, const struct task *curr)
 {
-	int h;
+	int h = bitmap_highest(rq->rt.mig_bitmap);
 
-	if (!rq->rt.nr_migratory) {	/* pinned tasks only (or none): nothing to pull, no scan */
-		if (rq->rt.waiting)
-			WRITE_ONCE(rq->rt.waiting, 0);
-		return;
-	}
-	h = bitmap_highest(rq->rt.mig_bitmap);
 	if (h && curr && curr->rt.on_list && curr->prio == h && curr->nr_cpus_allowed > 1 &&
 	    rq->rt.nr_mig_prio[h] == 1)
 		h = bitmap_highest_below(rq->rt.mig_bitmap, h);
-	WRITE_ONCE(rq->rt.waiting, h);
+	return h;
+}
+
+static void update_waiting(struct rq *rq, const struct task *curr)
+{
+	/* Pinned tasks only (or none): 0 without the bitmap scan (a counter, kept for this: ~20 per pick). */
+	WRITE_ONCE(rq->rt.waiting, rq->rt.nr_migratory ? waiting_level(rq, curr) : 0);
 }
 
 /* The highest queued priority changed (or may have): the bitmap says which, cpupri is told. */
@@ -586,13 +586,11 @@ static void rt_for_each_queued(const struct rq *rq, void (*fn)(const struct task
 static bool rt_check(const struct rq *rq)
 {
 	unsigned int count = 0, migratory = 0;
-	const struct task *curr = rq->curr;
-	int h = bitmap_highest(rq->rt.mig_bitmap), waiting = h;
-	unsigned int mig_prio[RT_NR_PRIO] = { 0 };
 
 	for (int prio = 0; prio < RT_NR_PRIO; prio++) {
 		const struct rt_list *q = &rq->rt.queue[prio];
 		bool bit = (rq->rt.bitmap[prio / 32] >> (prio % 32)) & 1u;
+		unsigned int mig = 0;
 
 		if (bit != (q->next != q))
 			return false;
@@ -602,19 +600,17 @@ static bool rt_check(const struct rq *rq)
 			if (p->prio != prio || !p->rt.on_list || p->sched_class != &rt_sched_class)
 				return false;
 			count++;
-			migratory += p->nr_cpus_allowed > 1;
-			mig_prio[prio] += p->nr_cpus_allowed > 1;
+			mig += p->nr_cpus_allowed > 1;
 		}
-		if (mig_prio[prio] != rq->rt.nr_mig_prio[prio] ||
-		    ((rq->rt.mig_bitmap[prio / 32] >> (prio % 32)) & 1u) != (mig_prio[prio] != 0))
+		if (mig != rq->rt.nr_mig_prio[prio] ||
+		    ((rq->rt.mig_bitmap[prio / 32] >> (prio % 32)) & 1u) != (mig != 0))
 			return false;
+		migratory += mig;
 	}
-	/* curr the only migratory task of the top level: what waits is the next level down. */
-	if (h && curr->rt.on_list && curr->prio == h && curr->nr_cpus_allowed > 1 && !rq->rt.throttled &&
-	    rq->rt.nr_mig_prio[h] == 1)
-		waiting = bitmap_highest_below(rq->rt.mig_bitmap, h);
-	return count == rq->rt.nr_running && migratory == rq->rt.nr_migratory && waiting == rq->rt.waiting &&
+	/* The counts hold (above): the published waiting level must be the one they give now. */
+	return count == rq->rt.nr_running && migratory == rq->rt.nr_migratory &&
 	       rq->rt.highest == bitmap_highest(rq->rt.bitmap) &&
+	       rq->rt.waiting == waiting_level(rq, rq->rt.throttled ? NULL : rq->curr) &&
 	       rq->rt.overloaded == (rq->rt.nr_running >= 2 && migratory > 0);
 }
 
