@@ -54,7 +54,7 @@ struct worker {
 	volatile uint32_t pending;	/* tokens sent, not yet consumed */
 	volatile uint32_t owed;		/* tokens sent in total */
 	uint64_t last_send_ns;		/* latest send's time (atomic max), stamped before the token lands */
-	uint64_t last_woken_ns;		/* latest send whose wake_up() made it runnable (atomic max) */
+	uint64_t last_woken_ns;		/* latest sender's wake_up() that made it runnable (atomic max) */
 	uint32_t consumed;
 	uint32_t sent, affinity_changes, nice_changes, policy_changes, sleeps;
 };
@@ -75,22 +75,24 @@ static struct {
 	uint32_t rt_breaks_before;		/* rt_invariant_breaks() when the run began */
 } st;
 
+/* *@at = max(*@at, @t): senders race. */
+static void stamp_max(uint64_t *at, uint64_t t)
+{
+	uint64_t seen = __atomic_load_n(at, __ATOMIC_RELAXED);
+
+	while (seen < t && !__atomic_compare_exchange_n(at, &seen, t, false, __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+		;
+}
+
 static void send_token(struct worker *to)
 {
-	uint64_t now = arch_now_ns(), seen = __atomic_load_n(&to->last_send_ns, __ATOMIC_RELAXED);
-
-	/* The stamp first (a max: senders race), so a pending token is never newer than the stamp says. */
-	while (seen < now &&
-	       !__atomic_compare_exchange_n(&to->last_send_ns, &seen, now, false, __ATOMIC_RELEASE, __ATOMIC_RELAXED))
-		;
+	/* The stamp first, so a pending token is never newer than the stamp says. */
+	stamp_max(&to->last_send_ns, arch_now_ns());
 	__atomic_fetch_add(&to->owed, 1, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&to->pending, 1, __ATOMIC_RELEASE);
-	if (wake_up(to->task)) {
-		seen = __atomic_load_n(&to->last_woken_ns, __ATOMIC_RELAXED);
-		while (seen < now && !__atomic_compare_exchange_n(&to->last_woken_ns, &seen, now, false,
-								   __ATOMIC_RELEASE, __ATOMIC_RELAXED))
-			;
-	}
+	/* After the wake-up: a time by which the task was made runnable. */
+	if (wake_up(to->task))
+		stamp_max(&to->last_woken_ns, arch_now_ns());
 }
 
 /*
@@ -109,11 +111,13 @@ static bool all_tokens_in(const struct worker *me)
  * A patient wait (@span long, to @deadline) has seen a token. Was the task
  * made runnable (activate() stamps wait_start_ns) half a span or more after
  * the latest token was sent, at its deadline, with no sender's wake_up()
- * having made it runnable since that send? Then the wake-up was lost and
- * the timer healed it. A task a sender did wake but that then waited in a
- * run queue (at nice 19 beside nice -20 workers) and was re-queued late by
- * an affinity change or the balancer (both stamp wait_start_ns again) was
- * delayed, not lost: the starvation detector judges that.
+ * having made it runnable during the wait? Then the wake-up was lost and
+ * the timer healed it. A task a sender did wake (perhaps for an earlier
+ * token: a later sender then finds it runnable, and its token rides along)
+ * but that then waited in a run queue (at nice 19 beside nice -20 workers)
+ * and was re-queued late by an affinity change or the balancer (both stamp
+ * wait_start_ns again) was delayed, not lost: the starvation detector
+ * judges that.
  */
 static void check_late(struct worker *me, uint64_t deadline, uint64_t span)
 {
@@ -122,7 +126,7 @@ static void check_late(struct worker *me, uint64_t deadline, uint64_t span)
 	uint64_t woken_at = __atomic_load_n(&me->last_woken_ns, __ATOMIC_ACQUIRE);
 
 	if (now < deadline || sent_at + span / 2 > deadline || made_runnable < sent_at + span / 2 ||
-	    woken_at >= sent_at)
+	    woken_at >= deadline - span)
 		return;
 	__atomic_fetch_add(&st.late_wakeups, 1, __ATOMIC_RELAXED);
 	kprintf("stress: LOST WAKE-UP: worker %d (task %u) slept %llu ms with a token sent %llu ms before its "
