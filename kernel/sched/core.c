@@ -513,7 +513,7 @@ static inline bool finish_switch(void)
 static bool finish_switch_deferred(struct rq *rq)
 {
 	struct task *w, *push, *dead;
-	int target = -1;
+	int target = rq->cpu;	/* replaced by the push's placement; read only with a push */
 	bool work;
 
 	w = rq->deferred_wake;
