@@ -1,0 +1,176 @@
+/*
+ * Frequency scaling (DVFS): frequency domains, their operating points (OPPs),
+ * the governor that picks each domain's OPP and the back end that asks the
+ * hardware for it (docs/cpufreq.md, spec "Frequency (DVFS)").
+ *
+ * A frequency domain is a set of CPUs sharing one clock: the CPUs whose cpu
+ * nodes name the same `operating-points-v2` table (the table must say
+ * `opp-shared` when it serves several CPUs). Domains are numbered in the
+ * order of their first CPU and reported as cluster<k>, k the topology's
+ * cluster of that CPU. A board whose DT has no tables has no domains: every
+ * CPU runs at its one (top) OPP, as before DVFS; every call below is then a
+ * no-op.
+ *
+ * Concurrency: a domain's lock orders governor decisions and back-end
+ * requests; d->cur is written under it and read locklessly (a word).
+ * cpufreq_scale(cpu) is the per-CPU frequency scale (1024 = the domain's top
+ * OPP), written by whoever changes the domain's OPP, read locklessly by the
+ * CPU's PELT updates.
+ */
+#ifndef KERNEL_CPUFREQ_H
+#define KERNEL_CPUFREQ_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kernel/lib/cpumask.h"
+#include "kernel/sched/topology.h"
+#include "kernel/sync/spinlock.h"
+
+#define CPUFREQ_MAX_OPPS 16
+#define CPUFREQ_MAX_DOMAINS 8
+#define CPUFREQ_SCALE 1024u
+
+struct fdt;
+struct freq_domain;
+
+/*
+ * A back end: how a domain's clock is changed. One is in force (the board's
+ * driver, the simulator's, or `none`: nothing changes speed, QEMU's case).
+ *   set(d, opp)  start the move of @d to OPP @opp (an index of d->khz).
+ *                Called with d->lock held and IRQs off: it must not wait
+ *                for the hardware; 0, or a negative errno (the domain then
+ *                keeps its OPP and the governor tries again later).
+ *   busy(d)      optional: a transition @d's back end started is still in
+ *                progress (no new request until it is not).
+ * scales_time: work really runs at the frequency (a board, the simulator);
+ * false for QEMU, whose RESULT lines then carry freq_speed=none.
+ */
+struct cpufreq_backend {
+	const char *name;
+	bool scales_time;
+	int (*set)(struct freq_domain *d, int opp);
+	bool (*busy)(const struct freq_domain *d);
+};
+
+/* Why the scheduler calls cpufreq_update(): the governor may treat them differently. */
+enum cpufreq_event {
+	CPUFREQ_ENQUEUE,
+	CPUFREQ_DEQUEUE,
+	CPUFREQ_TICK,
+	CPUFREQ_RT,		/* an RT task became runnable: top OPP */
+};
+
+/*
+ * A governor: one file under kernel/sched/ declaring it with
+ * CPUFREQ_GOVERNOR() (collected at link time, as pack policies are).
+ *   start(d)             the governor takes @d (boot, or a switch): returns
+ *                        the OPP to run at now.
+ *   update(d, cpu, now, ev)  the scheduler's update on @cpu of @d, with
+ *                        @cpu's rq lock held and IRQs off: the OPP @d should
+ *                        run at, or -1 for no change. O(CPUs of @d).
+ * NULL update: the governor never changes the OPP by itself (performance,
+ * powersave, userspace).
+ */
+struct cpufreq_governor {
+	const char *name;
+	const char *desc;
+	int (*start)(struct freq_domain *d);
+	int (*update)(struct freq_domain *d, int cpu, uint64_t now, enum cpufreq_event ev);
+};
+
+struct cpufreq_governor_entry {
+	const struct cpufreq_governor *gov;
+	long rank;
+};
+#define CPUFREQ_GOVERNOR(gov, rank)                                                                     \
+	static const struct cpufreq_governor_entry cpufreq_governor_entry_##gov                        \
+		__attribute__((used, section("cpufreq_governors"), aligned(sizeof(void *)))) = { &(gov), (rank) }
+
+struct freq_domain {
+	spinlock_t lock;
+	int id;				/* index in the domain table */
+	int cluster;			/* topology cluster of its first CPU (cluster<k>) */
+	int first_cpu;
+	cpumask_t cpus;
+	int nr_opps;
+	uint32_t khz[CPUFREQ_MAX_OPPS];	/* ascending */
+	uint32_t uv[CPUFREQ_MAX_OPPS];	/* 0: not given */
+	uint32_t latency_ns;		/* clock-latency-ns (the table's largest) */
+	int cur;			/* the OPP in effect */
+	int requested;			/* the last OPP asked of the back end */
+	const struct cpufreq_governor *gov;
+	uint32_t user_khz;		/* the userspace governor's setting */
+	uint64_t last_change_ns;	/* when cur last changed (the rate limit's start) */
+	uint64_t changed_since_idle;	/* schedutil's bookkeeping (governor-owned) */
+	uint64_t gov_data[4];		/* a governor's own state */
+	/* time_in_state: ns at each OPP up to opp_since_ns, plus the current stretch */
+	uint64_t opp_ns[CPUFREQ_MAX_OPPS];
+	uint64_t opp_since_ns;
+	uint64_t khz_ns;		/* integral of khz x ns (for the average) */
+	uint64_t nr_transitions;
+};
+
+/* --- OPP tables from the DT (pure: host tests) --- */
+struct cpufreq_dt {
+	int nr_domains;
+	struct freq_domain dom[CPUFREQ_MAX_DOMAINS];
+	int8_t cpu_domain[TOPO_MAX_CPUS];	/* -1: none */
+};
+/*
+ * Read every cpu node's operating-points-v2 table for the CPUs of @topo.
+ * Returns 0 (out->nr_domains may be 0: no tables), or -1 with @err naming
+ * node and property: a table that is not sorted by opp-hz, holds more than
+ * CPUFREQ_MAX_OPPS or none, a frequency that does not fit in kHz, a table
+ * shared by CPUs without opp-shared, CPUs of one cluster naming different
+ * tables, some CPUs with a table and others without.
+ */
+int cpufreq_parse_dt(const struct fdt *fdt, const struct topology *topo, struct cpufreq_dt *out, char *err,
+		     size_t errlen);
+
+/* --- the kernel's domains --- */
+void cpufreq_init_dt(const struct fdt *fdt);	/* after the topology and energy model */
+int cpufreq_nr_domains(void);
+struct freq_domain *cpufreq_domain(int i);
+struct freq_domain *cpufreq_domain_of(int cpu);	/* NULL: no DVFS for @cpu */
+extern uint32_t cpufreq_scale_of[TOPO_MAX_CPUS];	/* per CPU, 1024 at the top OPP */
+extern bool cpufreq_enabled;			/* some domain has more than one OPP */
+
+static inline uint32_t cpufreq_scale(int cpu)
+{
+	return cpufreq_scale_of[cpu];
+}
+
+/* The scheduler's hook: cheap when DVFS is off (one load and a branch). */
+void cpufreq_update_slow(int cpu, uint64_t now, enum cpufreq_event ev);
+static inline void cpufreq_update(int cpu, uint64_t now, enum cpufreq_event ev)
+{
+	if (__builtin_expect(cpufreq_enabled, 0))
+		cpufreq_update_slow(cpu, now, ev);
+}
+
+/* Move @d to @opp now (governors, the console): back end, scale, stats, trace. Takes d->lock. */
+int cpufreq_set_opp(struct freq_domain *d, int opp, uint64_t now);
+/* Same with d->lock held. */
+int cpufreq_set_opp_locked(struct freq_domain *d, int opp, uint64_t now);
+/* The lowest OPP whose frequency is >= @khz (the top if none). */
+int cpufreq_opp_at_least(const struct freq_domain *d, uint32_t khz);
+/* The OPP whose frequency is exactly @khz, or -1. */
+int cpufreq_opp_exact(const struct freq_domain *d, uint32_t khz);
+
+/* Governors: the table, lookup, switching. */
+const struct cpufreq_governor *cpufreq_governor_find(const char *name);
+const struct cpufreq_governor *cpufreq_governor_at(int i);
+const char *cpufreq_governor_list(char *buf, size_t size);
+int cpufreq_set_governor(struct freq_domain *d, const struct cpufreq_governor *g, uint64_t now);
+extern const struct cpufreq_governor cpufreq_gov_performance;
+
+/* Back ends. */
+void cpufreq_set_backend(const struct cpufreq_backend *b);
+const struct cpufreq_backend *cpufreq_backend(void);
+
+/* Time per OPP up to @now (a consistent copy; @out has d->nr_opps entries), and kHz x ns. */
+void cpufreq_residency(struct freq_domain *d, uint64_t now, uint64_t out[CPUFREQ_MAX_OPPS], uint64_t *khz_ns);
+
+#endif
