@@ -61,13 +61,13 @@ def test_qemu_matrix_writes_cells_csv_and_summary():
                  "--out", out)
         assert p.returncode == 0, (p.returncode, p.stdout, p.stderr)
         header, rows = read_csv(os.path.join(out, "results.csv"))
-        assert header[:7] == ["engine", "board", "pack", "workload", "repeat", "seed", "bench"], header
+        assert header[:8] == ["engine", "board", "pack", "governor", "workload", "repeat", "seed", "bench"], header
         assert header[-2:] == ["cell", "raw"], header
         expected = ["threads", "requests", "time_us", "energy", "energy_c0", "energy_c1",
                     "cluster0_off_us", "cluster1_off_us"]
         expected += ["cpu%d_%s_us" % (c, k) for c in range(5) for k in ("busy", "idle")]
         assert not set(expected) - set(header), header
-        assert [r["pack"] for r in rows] == ["off", "rails"], rows
+        assert [(r["pack"], r["governor"]) for r in rows] == [("off", "performance"), ("rails", "performance")], rows
         for r in rows:
             assert (r["engine"], r["board"], r["workload"], r["bench"]) == ("qemu", "qemu-tc2", "script", "sysbench")
             assert (r["threads"], r["requests"]) == ("2", "5") and int(r["time_us"]) > 0, r
@@ -430,11 +430,15 @@ def test_workloads_within_and_beyond_one_cpu():
         assert work.script.startswith("rtapp clear; rtapp add ") and "; rtapp run " in work.script, work.script
 
 
-def fake_result(engine, board, pack, workload, output, repeat=0, machine=None, script=""):
-    return {"format": cl.FORMAT, "status": "ok", "output": output, "trace": None,
-            "machine": machine or {"cpus": [], "speed": "capacity" if engine == "sim" else "uniform"},
-            "cell": {"engine": engine, "board": board, "pack": pack, "workload": workload, "script": script,
-                     "repeat": repeat, "seed": repeat + 1 if engine == "sim" else None}}
+def fake_result(engine, board, pack, workload, output, repeat=0, machine=None, script="", governor=None):
+    """A result file's content; without @governor, as files made before the governor axis."""
+    res = {"format": cl.FORMAT, "status": "ok", "output": output, "trace": None,
+           "machine": machine or {"cpus": [], "speed": "capacity" if engine == "sim" else "uniform"},
+           "cell": {"engine": engine, "board": board, "pack": pack, "workload": workload, "script": script,
+                    "repeat": repeat, "seed": repeat + 1 if engine == "sim" else None}}
+    if governor:
+        res["cell"].update(governor=governor, governor_arg=governor)
+    return res
 
 
 def rtapp_line(board, pack, energy, c0, overruns, busy=(100000, 100000), dur=2000000):
@@ -599,3 +603,172 @@ def test_result_parser_on_hand_written_lines():
     w, light, _ = rows
     assert w["window_us"] == "16000006" and w["src"] == "model" and w["energy_c1"] == "20", w
     assert light["cpu1_busy_pct"] == "5.57" and light["cpu1_tasks"] == "16" and light["tasks"] == "16", light
+
+
+# ------------------------------------------------------------------ the cpufreq governor axis
+GOVERNORS = "performance, powersave, userspace, schedutil"
+
+
+def test_governor_axis_in_plans_and_file_names():
+    """--governor a,b multiplies the cells like --pack: one plan line per (pack,
+    governor), each passing --governor to its cell, result files named apart;
+    without --governor no line names one and the names are those of before."""
+    lines = plan("--boards", "tc2", "--pack", "off,energy", "--governor", "performance,schedutil", "--script", TINY,
+                 "--tsv", "--out", "cells")
+    assert len(lines) == 4, lines
+    files = [ln.split("\t")[0] for ln in lines]
+    cmds = [ln.split("\t")[1] for ln in lines]
+    assert sum(" --governor schedutil " in c for c in cmds) == 2, cmds
+    assert sum(" --governor performance " in c for c in cmds) == 2, cmds
+    assert len(set(files)) == 4, files
+    for f, c in zip(files, cmds):
+        pack = "off" if " --pack off " in c else "energy"
+        prefix = "cells/sim-tc2-%s-%sscript-" % (pack, "schedutil-" if "schedutil" in c else "")
+        assert f.startswith(prefix) and f.endswith("-r0.json"), (f, c)
+    plain = plan("--boards", "tc2", "--pack", "off", "--script", TINY, "--tsv", "--out", "cells")
+    assert len(plain) == 1 and "--governor" not in plain[0], plain
+    assert plain[0].split("\t")[0] in files, (plain, files)    # performance: the name files had before the axis
+    # The seeds' cells under a governor: every line carries it, as many lines as without.
+    seeds = plan("--seeds", "--engine", "sim", "--repeat", "1", "--out", "cells")
+    sg = plan("--seeds", "--engine", "sim", "--repeat", "1", "--governor", "powersave", "--out", "cells")
+    assert len(sg) == len(seeds) > 0 and all(" --governor powersave " in ln for ln in sg), sg[:3]
+    assert not any("--governor" in ln for ln in seeds), seeds[:3]
+    two = plan("--seeds", "--engine", "sim", "--repeat", "1", "--governor", "powersave,schedutil", "--out", "cells")
+    assert len(two) == 2 * len(seeds), (len(two), len(seeds))
+
+
+FAKE_SCHEDSIM = """#!/bin/sh
+# schedsim's stand-in: says which --governor it was given (none: "none").
+g=none
+for a; do case "$a" in --governor=*) g=${a#--governor=} ;; esac; done
+echo "RESULT bench=sysbench board=tc2 pack=off engine=sim threads=2 requests=5 time_us=1000 energy=3 got=$g"
+"""
+
+
+def test_governor_reaches_the_engines():
+    """The simulator gets --governor=G, QEMU the boot argument cpufreq=G; with
+    no governor asked, neither gets anything and the cell says performance."""
+    def body(d):
+        sim = os.path.join(d, "schedsim")
+        with open(sim, "w") as f:
+            f.write(FAKE_SCHEDSIM)
+        os.chmod(sim, 0o755)
+        w = wl.script_workload(TINY)
+        got = {}
+        for gov in (None, "schedutil"):
+            c = cl.Cell("sim", "tc2", "off", w, governor=gov)
+            res = c.run(d, 60, {"schedsim": sim})
+            assert res["status"] == "ok", res
+            got[gov] = (experiment.parse_console(res["output"])[0]["got"], res["cell"]["governor"],
+                        res["cell"]["governor_arg"], c.filename())
+        assert got[None][:3] == ("none", "performance", None), got
+        assert got["schedutil"][:3] == ("schedutil", "schedutil", "schedutil"), got
+        assert got[None][3].startswith("sim-tc2-off-script-") and \
+            got["schedutil"][3].startswith("sim-tc2-off-schedutil-script-"), got
+        with open(os.path.join(d, got["schedutil"][3])) as f:
+            assert json.load(f)["command"].startswith("tools/experiment cell --engine sim --board tc2 --pack off "
+                                                      "--governor schedutil "), got
+        # QEMU: the boot arguments of the command it would run.
+        if not os.path.isfile(os.path.join(ROOT, "build", "qemu-tc2", "kernel.bin")):
+            skip("no build/qemu-tc2/kernel.bin (make boards): the QEMU half did not run", required=False)
+        cmds = []
+
+        def console(cmd, typed, timeout):
+            cmds.append(cmd)
+            return "RESULT bench=sysbench board=qemu-tc2 pack=off threads=2 requests=5 time_us=1 energy=1\n", None
+        orig = cl.run_console
+        cl.run_console = console
+        try:
+            for gov in (None, "powersave"):
+                res = cl.Cell("qemu", "qemu-tc2", "off", w, governor=gov).run(d, 60)
+                assert res["status"] == "ok", res
+        finally:
+            cl.run_console = orig
+        appends = [c[c.index("-append") + 1] for c in cmds]
+        assert "pack=off" in appends[0] and "cpufreq=" not in appends[0], appends
+        assert "pack=off cpufreq=powersave " in appends[1], appends
+    in_tmp(body)
+
+
+def dvfs_line(board, pack, energy, c0, khz0, khz1, speed=""):
+    return ("RESULT bench=sysbench board=%s pack=%s threads=2 requests=5 time_us=1000 energy=%d energy_c0=%d "
+            "energy_c1=%d cpu0_busy_us=500 cpu0_idle_us=500 cluster0_freq_khz_avg=%d cluster1_freq_khz_avg=%d%s"
+            % (board, pack, energy, c0, energy - c0, khz0, khz1, (" freq_speed=" + speed) if speed else ""))
+
+
+def test_merge_carries_the_governor():
+    """Merge: a governor column in results.csv (files made before the axis read
+    as performance), the frequency keys as columns, cells that differ only by
+    governor kept apart, summary.md's tables by pack mode and governor with the
+    average frequency per cluster and QEMU's freq_speed=none note, the plots'
+    captions and index.html; seeds.md one part per governor."""
+    def body(d):
+        cells = os.path.join(d, "cells")
+        old = fake_result("qemu", "qemu-tc2", "off", "script", dvfs_line("qemu-tc2", "off", 300, 100, 1000000, 800000),
+                          script=TINY)
+        new = [fake_result("qemu", "qemu-tc2", p, "script",
+                           dvfs_line("qemu-tc2", p, e, 50, 500000, 350000, "none"), script=TINY, governor="schedutil")
+               for p, e in (("off", 200), ("energy", 150))]
+        cl.write_result(cells, "old.json", old)
+        for i, r in enumerate(new):
+            cl.write_result(cells, "new%d.json" % i, r)
+        out = os.path.join(d, "out")
+        m = tool("merge", cells, "--out", out)
+        assert m.returncode == 0 and "merged 3 cells (0 failed)" in m.stdout, (m.stdout, m.stderr)
+        header, rows = read_csv(os.path.join(out, "results.csv"))
+        assert header[:8] == ["engine", "board", "pack", "governor", "workload", "repeat", "seed", "bench"], header
+        assert {"cluster0_freq_khz_avg", "cluster1_freq_khz_avg", "freq_speed"} <= set(header), header
+        by = {(r["pack"], r["governor"]): r for r in rows}
+        assert sorted(by) == [("energy", "schedutil"), ("off", "performance"), ("off", "schedutil")], rows
+        assert by[("off", "schedutil")]["cluster1_freq_khz_avg"] == "350000", by
+        assert by[("off", "schedutil")]["freq_speed"] == "none" and by[("off", "performance")]["freq_speed"] == "", by
+        with open(os.path.join(out, "summary.md")) as f:
+            md = f.read()
+        assert "| pack | governor | n | energy | c0 | c1 |" in md, md
+        assert re.search(r"^\| off \| performance \| 1 \| 300 \| 100 \| 200 \|", md, re.M), md
+        assert re.search(r"^\| off \| schedutil \| 1 \| 200 \| 50 \| 150 \|", md, re.M), md
+        assert "| pack | governor | n | cluster0 avg kHz | cluster1 avg kHz |" in md, md
+        assert "| off | performance | 1 | 1000000 | 800000 |" in md and "| energy | schedutil | 1 | 500000 | 350000 |" \
+            in md, md
+        assert "freq_speed=none" in md and "do not change speed" in md, md
+        assert "| pack | governor | threads | requests | n | time (s) |" in md, md
+        with open(os.path.join(out, "index.html")) as f:
+            page = f.read()
+        assert "<th>governor</th>" in page and "<td>schedutil</td>" in page, page[:2000]
+        caps = [cap for _, _, cap in experiment.plots.write_plots(out, rp.Groups([old] + new), log=lambda *_: None)]
+        if importlib.util.find_spec("matplotlib") is not None:
+            assert "Energy per cluster by pack mode and governor: script on qemu-tc2 (qemu)" in caps, caps
+        # Only old files: no governor column, the summary says which one ran.
+        os.remove(os.path.join(cells, "new0.json"))
+        os.remove(os.path.join(cells, "new1.json"))
+        m = tool("merge", cells, "--out", out)
+        assert m.returncode == 0, (m.stdout, m.stderr)
+        with open(os.path.join(out, "summary.md")) as f:
+            md = f.read()
+        assert "| pack | n | energy |" in md and "cpufreq governor: performance in every cell" in md, md
+        _, rows = read_csv(os.path.join(out, "results.csv"))
+        assert [r["governor"] for r in rows] == ["performance"], rows
+        seeds = sd.seeds_markdown([old] + new, ["off", "rails", "all", "energy"])
+        assert seeds.count("# The seeds' tables") == 2 and ", governor schedutil" in seeds, seeds[:300]
+        assert "- check (QEMU, governor schedutil): the control shows a loss" in seeds and \
+            "- check (QEMU, governor performance): the control shows a loss" in seeds, seeds
+    in_tmp(body)
+
+
+def test_bad_governor_exits_2_naming_the_valid_ones():
+    for args in (["run", "--boards", "tc2", "--governor", "turbo", "--script", TINY],
+                 ["run", "--boards", "tc2", "--governor", "schedutil,turbo", "--script", TINY],
+                 ["plan", "--boards", "tc2", "--governor", "turbo", "--script", TINY, "--out", "x"],
+                 ["plan", "--seeds", "--governor", "turbo", "--out", "x"],
+                 ["cell", "--engine", "sim", "--board", "tc2", "--pack", "off", "--governor", "turbo", "--script", TINY,
+                  "--out", "x"],
+                 ["seeds", "--governor", "turbo"]):
+        p = tool(*args)
+        assert p.returncode == 2, (args, p.returncode, p.stdout, p.stderr)
+        last = p.stderr.strip().splitlines()[-1]
+        assert last.endswith("error: --governor: unknown governor 'turbo' (%s)" % GOVERNORS), (args, p.stderr)
+    for args in (["run", "--boards", "tc2", "--governor", ",", "--script", TINY],
+                 ["cell", "--engine", "sim", "--board", "tc2", "--pack", "off", "--governor", "schedutil,powersave",
+                  "--script", TINY, "--out", "x"]):
+        p = tool(*args)
+        assert p.returncode == 2 and "--governor" in p.stderr, (args, p.returncode, p.stderr)

@@ -1,5 +1,5 @@
-"""One cell of an experiment: (engine, board, pack mode, workload, repeat
-index, seed), run on the simulator or in QEMU, and the one result file it
+"""One cell of an experiment: (engine, board, pack mode, cpufreq governor,
+workload, repeat index, seed), run on the simulator or in QEMU, and the one result file it
 writes (JSON, FORMAT below). A cell needs nothing but the repository and its
 build (`make boards host`); `tools/experiment cell ...` runs one, and that is
 the command `tools/experiment plan` prints.
@@ -8,8 +8,11 @@ the command `tools/experiment plan` prints.
     Cell(...).run(outdir, timeout, ..) -> the result (a dict), also written to outdir
     load_results([dir, ...])           -> (results, warnings)
 
-Result file (one JSON object): format, cell {engine, board, pack, workload,
-script, repeat, seed, quick, icount}, command, status ("ok" | "failed"),
+Result file (one JSON object): format, cell {engine, board, pack, governor,
+governor_arg, workload, script, repeat, seed, quick, icount} (governor: what
+ran, "performance" when none was asked; governor_arg: the one passed to the
+engine, or null; files made before the governor axis have neither: read as
+performance, governors.of()), command, status ("ok" | "failed"),
 error, warnings, wall_s, host and root (the repository it ran in), finished (UTC), build {git, binary and DTB
 sha256}, machine {cpus: [{cpu, cluster, capacity}], speed: "capacity" |
 "uniform"}, expect (what a good run prints), output (the console), trace
@@ -27,6 +30,8 @@ import subprocess
 import sys
 import tempfile
 import time
+
+import governors  # noqa: E402  (tools/lib: the one list of the kernel's governors)
 
 from . import parse
 from . import workloads as wl
@@ -130,10 +135,15 @@ class CellError(Exception):
 
 
 class Cell:
-    """One run: @workload is a Workload (workloads.py)."""
+    """One run: @workload is a Workload (workloads.py); @governor: the cpufreq
+    governor passed to the engine (None: none passed, the kernel's default,
+    recorded as governors.DEFAULT)."""
 
-    def __init__(self, engine, board, pack, workload, repeat=0, seed=None, quick=False, icount=True):
+    def __init__(self, engine, board, pack, workload, repeat=0, seed=None, quick=False, icount=True,
+                 governor=None):
         self.engine, self.board, self.pack, self.workload = engine, board, pack, workload
+        self.governor_arg = governor
+        self.governor = governor or governors.DEFAULT
         self.repeat = repeat
         # Seed k+1 for repeat k: every repeat a draw of the same jitter (seed 0 has none).
         self.seed = (repeat + 1 if seed is None else seed) if engine == "sim" else None
@@ -150,17 +160,23 @@ class Cell:
             w += "-" + hashlib.sha256(self.workload.script.encode()).hexdigest()[:8]
         return safe_name(re.sub(r"\.json$", "", w.replace("rtapp:%s/" % wl.WORKLOAD_DIR, "rtapp-")))
 
+    def mode_id(self):
+        """The pack mode, then the governor unless it is the default (the names
+        of result files made before the governor axis stay as they were)."""
+        return self.pack if self.governor == governors.DEFAULT else "%s-%s" % (self.pack, self.governor)
+
     def filename(self):
-        return "%s-%s-%s-%s-r%d.json" % (self.engine, safe_name(self.label), self.pack, self.workload_id(),
+        return "%s-%s-%s-%s-r%d.json" % (self.engine, safe_name(self.label), self.mode_id(), self.workload_id(),
                                          self.repeat)
 
     def describe(self):
-        return "engine=%s board=%s pack=%s workload=%s repeat=%d" % (
-            self.engine, self.label, self.pack, self.workload.name, self.repeat)
+        return describe_cell(self.as_dict())
 
     def command(self, outdir):
         """The one shell command (from the repository root) that runs this cell."""
         args = ["tools/experiment", "cell", "--engine", self.engine, "--board", self.board, "--pack", self.pack]
+        if self.governor_arg:
+            args += ["--governor", self.governor_arg]
         if self.workload.name == "script":
             args += ["--script", self.workload.script]
         else:
@@ -177,8 +193,9 @@ class Cell:
 
     def as_dict(self):
         return {"engine": self.engine, "board": self.label, "board_arg": self.board, "pack": self.pack,
-                "workload": self.workload.name, "script": self.workload.script, "repeat": self.repeat,
-                "seed": self.seed, "quick": self.quick, "icount": self.icount}
+                "governor": self.governor, "governor_arg": self.governor_arg, "workload": self.workload.name,
+                "script": self.workload.script, "repeat": self.repeat, "seed": self.seed, "quick": self.quick,
+                "icount": self.icount}
 
     # -------------------------------------------------------------- running
     def run(self, outdir, timeout, snapshot=None):
@@ -202,7 +219,8 @@ class Cell:
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
         if res["error"] is None:
-            res["error"] = check_output(res["output"], self.workload, self.label, self.pack, res["warnings"])
+            res["error"] = check_output(res["output"], self.workload, self.label, self.pack, res["warnings"],
+                                        self.governor)
         res["status"] = "ok" if res["error"] is None else "failed"
         res["wall_s"] = round(time.monotonic() - t0, 3)
         res["finished"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
@@ -240,6 +258,8 @@ class Cell:
                         "dtb_sha256": sha12(dtb)}
         trace = os.path.join(tmp, "trace.txt") if self.workload.name.startswith("rtapp:") else None
         argv = [binary, "--pack=%s" % self.pack, "--seed=%d" % self.seed]
+        if self.governor_arg:
+            argv.append("--governor=%s" % self.governor_arg)
         if trace:
             argv.append("--trace=%s" % trace)
         argv += [dtb, self.workload.script]
@@ -269,8 +289,10 @@ class Cell:
                         "binary_sha256": sha12(kernel), "dtb_sha256": sha12(dtb)}
         cmds = self.workload.commands()
         line = "; ".join(cmds)
-        typed = '"' in line or not qemu_run.fits_autorun(line, "pack=%s" % self.pack)
         append = "pack=%s" % self.pack
+        if self.governor_arg:
+            append += " cpufreq=%s" % self.governor_arg
+        typed = '"' in line or not qemu_run.fits_autorun(line, append)
         if not typed:
             append += " " + qemu_run.autorun_arg(line + "; poweroff")
         else:
@@ -320,7 +342,16 @@ def kill_live():
             pass
 
 
-def check_output(output, workload, label, pack, warnings):
+def describe_cell(c):
+    """A cell's coordinates in words (@c: a result file's "cell"); the
+    governor only when it is not the default, as in the file name."""
+    gov = governors.of(c)
+    return "engine=%s board=%s pack=%s%s workload=%s repeat=%s" % (
+        c["engine"], c["board"], c["pack"], "" if gov == governors.DEFAULT else " governor=" + gov,
+        c["workload"], c["repeat"])
+
+
+def check_output(output, workload, label, pack, warnings, governor=governors.DEFAULT):
     """None, or why the console text is not a good run of @workload; adds warnings."""
     rows = parse.parse_console(output)
     nres = sum(1 for r in rows if r.get("bench") not in ("energy-window", "light"))
@@ -331,6 +362,8 @@ def check_output(output, workload, label, pack, warnings):
             warnings.append("RESULT says board=%s" % r["board"])
         if r.get("pack") and r["pack"] != pack:
             warnings.append("RESULT ran with pack=%s (asked pack=%s)" % (r["pack"], pack))
+        if r.get("governor") and r["governor"] != governor:
+            warnings.append("RESULT ran with governor=%s (asked governor=%s)" % (r["governor"], governor))
     warnings += [ln.strip() for ln in output.splitlines() if ln.lstrip("sched> ").startswith("error:")]
     if workload.expect_results is not None and nres != workload.expect_results:
         return "expected %d RESULT lines, got %d" % (workload.expect_results, nres)
@@ -391,11 +424,14 @@ def load_results(dirs):
                 if not isinstance(res, dict) or res.get("format") != FORMAT:
                     continue
                 c = res["cell"]
-                key = (c["engine"], c["board"], c["pack"], c["workload"], c.get("script", ""), c["repeat"])
+                c["governor"] = governors.of(c)     # made before the governor axis: performance
+                c.setdefault("governor_arg", None)
+                key = (c["engine"], c["board"], c["pack"], c["governor"], c["workload"], c.get("script", ""),
+                       c["repeat"])
                 if key in found:
                     warnings.append("cell %s found twice: kept %s, ignored %s" % (
-                        " ".join(str(x) for x in key[:4] + key[5:]), found[key]["path"], path))
+                        " ".join(str(x) for x in key[:5] + key[6:]), found[key]["path"], path))
                     continue
                 res["path"] = path
                 found[key] = res
-    return [found[k] for k in sorted(found, key=lambda k: tuple(str(x) for x in k[:5]) + (k[5],))], warnings
+    return [found[k] for k in sorted(found, key=lambda k: tuple(str(x) for x in k[:6]) + (k[6],))], warnings

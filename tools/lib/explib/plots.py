@@ -3,15 +3,18 @@ it: none, and one message). Every plot is of means over repeats.
 
     write_plots(outdir, groups, log) -> [(kind, file, caption)]
 
-Kinds: energy (per cluster, stacked per pack mode, 95% CI on the total; the
-seeds' values beside for their cyclictest), oracle (energy / the oracle bound
-per workload and mode), timeline (per-CPU busy fraction over time,
+Kinds: energy (per cluster, stacked, one bar per pack mode and governor (the
+governor named when some cell ran under another than performance), 95% CI on
+the total; the seeds' values beside for their cyclictest), oracle (energy /
+the oracle bound per workload, pack mode and governor), timeline (per-CPU busy fraction over time,
 simulator traces), latency (CDF of wake-up latency, simulator traces),
 cyclictest (min/avg/max), sysbench (time / off's, seeds' pack/default
 marked).
 """
 import os
 import sys
+
+import governors  # noqa: E402  (tools/lib)
 
 from . import report as rp
 from . import seeds as sd
@@ -43,15 +46,16 @@ def _save(plt, fig, outdir, name):
     return name
 
 
-def energy_plot(plt, outdir, engine, board, workload, bypack):
-    packs = rp.pack_order(list(bypack))
+def energy_plot(plt, outdir, engine, board, workload, bypack, show=False):
+    """One stacked bar (clusters) per Mode (pack mode, governor) of @bypack."""
+    packs = rp.mode_order(list(bypack))
     clusters = sorted({c for p in packs for m in bypack[p] for c in rp.clusters_of(m)})
     if not clusters:
         return None
     norm = None
     labels, stacks, errs, hatch = [], [], [], []
     if workload == "cyclictest-seed":
-        norm = mean_ci(rp.values(bypack.get("off", []), "energy_c0"))[0]
+        norm = mean_ci(rp.values(bypack.get(rp.Mode("off", governors.DEFAULT), []), "energy_c0"))[0]
         if norm:
             for k, (a15, a7) in sd.SEED_ENERGY_VALUES.items():
                 labels.append("seed %s" % k)
@@ -64,11 +68,11 @@ def energy_plot(plt, outdir, engine, board, workload, bypack):
         h = mean_ci(rp.values(ms, "energy"))[1] or 0
         if norm:
             vals, h = [100.0 * v / norm for v in vals], 100.0 * h / norm
-        labels.append(p)
+        labels.append(p.label(show).replace("/", "\n"))
         stacks.append(vals)
         errs.append(h)
         hatch.append(False)
-    fig, ax = plt.subplots(figsize=(6.5, 3.6))
+    fig, ax = plt.subplots(figsize=(max(6.5, 0.75 * len(labels) + 1.5), 3.6))
     bottoms = [0.0] * len(labels)
     colors = ["tab:orange", "tab:blue", "tab:green", "tab:purple", "tab:brown", "tab:gray"]
     for j, c in enumerate(clusters):
@@ -84,16 +88,17 @@ def energy_plot(plt, outdir, engine, board, workload, bypack):
     for x, t in enumerate(bottoms):
         ax.text(x, t, "%.3g" % t, ha="center", va="bottom", fontsize=7)
     ax.set_xticks(range(len(labels)))
-    ax.set_xticklabels(labels, fontsize=8)
+    ax.set_xticklabels(labels, fontsize=8 if len(labels) < 9 else 6)
     ax.set_ylabel("energy, off's A15 = 100" if norm else "energy (model units x ms)")
     n = max(len(v) for v in bypack.values())
-    ax.set_title("%s on %s (%s, n=%d): energy per cluster%s" % (
-        wl.short_name(workload), board, engine, n, "; hatched: the seeds' TC2" if norm else ""), fontsize=9)
+    ax.set_title("%s on %s (%s, n=%d): energy per cluster%s%s" % (
+        wl.short_name(workload), board, engine, n, " by pack mode and governor" if show else "",
+        "; hatched: the seeds' TC2" if norm else ""), fontsize=9)
     ax.legend(fontsize=7)
     return _save(plt, fig, outdir, "energy-%s-%s-%s.png" % (safe_name(wl.short_name(workload)), board, engine))
 
 
-def oracle_plot(plt, outdir, engine, board, groups):
+def oracle_plot(plt, outdir, engine, board, groups, show=False):
     items = [(w, bypack) for (e, b, w), bypack in groups.items() if e == engine and b == board]
     data = []
     for w, bypack in items:
@@ -103,22 +108,23 @@ def oracle_plot(plt, outdir, engine, board, groups):
                                             if rp.mean_of(ms, "energy") is not None}))
     if not data:
         return None
-    packs = rp.pack_order(list({p for _, d in data for p in d}))
+    packs = rp.mode_order(list({p for _, d in data for p in d}))
     fig, ax = plt.subplots(figsize=(max(6.0, 0.9 * len(data) + 2), 3.8))
     width = 0.8 / len(packs)
     for j, p in enumerate(packs):
-        ax.bar([i + j * width for i in range(len(data))], [d.get(p, 0) for _, d in data], width, label=p)
+        ax.bar([i + j * width for i in range(len(data))], [d.get(p, 0) for _, d in data], width, label=p.label(show))
     ax.axhline(1.0, color="black", lw=0.8, ls="--")
     ax.set_xticks([i + width * (len(packs) - 1) / 2 for i in range(len(data))])
     ax.set_xticklabels([w for w, _ in data], rotation=30, ha="right", fontsize=7)
     ax.set_ylabel("energy / oracle lower bound")
-    ax.set_title("%s (%s): energy against the oracle, per pack mode" % (board, engine), fontsize=9)
-    ax.legend(fontsize=7, ncol=len(packs))
+    ax.set_title("%s (%s): energy against the oracle, per pack mode%s" % (
+        board, engine, " and governor" if show else ""), fontsize=9)
+    ax.legend(fontsize=7, ncol=min(len(packs), 4))
     return _save(plt, fig, outdir, "oracle-%s-%s.png" % (board, engine))
 
 
-def timeline_plot(plt, outdir, engine, board, workload, bypack):
-    packs = [p for p in rp.pack_order(list(bypack)) if bypack[p][0].get("timeline")]
+def timeline_plot(plt, outdir, engine, board, workload, bypack, show=False):
+    packs = [p for p in rp.mode_order(list(bypack)) if bypack[p][0].get("timeline")]
     if not packs:
         return None
     fig, axes = plt.subplots(len(packs), 1, figsize=(7, 1.0 + 0.9 * len(packs)), squeeze=False)
@@ -131,7 +137,7 @@ def timeline_plot(plt, outdir, engine, board, workload, bypack):
                   extent=(0, width, len(cpus) - 0.5, -0.5))
         ax.set_yticks(range(len(cpus)))
         ax.set_yticklabels(["cpu%s" % c for c in cpus], fontsize=6)
-        ax.set_ylabel(p, fontsize=8)
+        ax.set_ylabel(p.label(show).replace("/", "\n"), fontsize=8)
         ax.tick_params(axis="x", labelsize=7)
     axes[-1, 0].set_xlabel("s from the workload's start (first repeat)", fontsize=8)
     axes[0, 0].set_title("%s on %s (%s): per-CPU busy fraction over time" % (wl.short_name(workload), board, engine),
@@ -139,15 +145,16 @@ def timeline_plot(plt, outdir, engine, board, workload, bypack):
     return _save(plt, fig, outdir, "timeline-%s-%s-%s.png" % (safe_name(wl.short_name(workload)), board, engine))
 
 
-def latency_plot(plt, outdir, engine, board, workload, bypack):
-    packs = [p for p in rp.pack_order(list(bypack)) if any(m.get("latency_ns") for m in bypack[p])]
+def latency_plot(plt, outdir, engine, board, workload, bypack, show=False):
+    packs = [p for p in rp.mode_order(list(bypack)) if any(m.get("latency_ns") for m in bypack[p])]
     if not packs:
         return None
     fig, ax = plt.subplots(figsize=(6, 3.5))
     for p in packs:
         lat = sorted(x / 1000.0 for m in bypack[p] for x in m.get("latency_ns", []))
         n = len(lat)
-        ax.step([max(x, 0.1) for x in lat], [(i + 1) / n for i in range(n)], where="post", label="%s (%d)" % (p, n))
+        ax.step([max(x, 0.1) for x in lat], [(i + 1) / n for i in range(n)], where="post",
+                label="%s (%d)" % (p.label(show), n))
     ax.set_xscale("log")
     ax.set_xlabel("wake-up latency: sched_wakeup -> running (us, log)")
     ax.set_ylabel("fraction of wake-ups")
@@ -159,8 +166,8 @@ def latency_plot(plt, outdir, engine, board, workload, bypack):
     return _save(plt, fig, outdir, "latency-%s-%s-%s.png" % (safe_name(wl.short_name(workload)), board, engine))
 
 
-def cyclictest_plot(plt, outdir, engine, board, workload, bypack):
-    packs = [p for p in rp.pack_order(list(bypack)) if rp.values(bypack[p], "cyc_lat_avg_us")]
+def cyclictest_plot(plt, outdir, engine, board, workload, bypack, show=False):
+    packs = [p for p in rp.mode_order(list(bypack)) if rp.values(bypack[p], "cyc_lat_avg_us")]
     if not packs:
         return None
     fig, ax = plt.subplots(figsize=(6, 3.5))
@@ -174,14 +181,15 @@ def cyclictest_plot(plt, outdir, engine, board, workload, bypack):
         for xv, v in zip(xs, vals):
             ax.text(xv, v, "%g" % round(v, 1), ha="center", va="bottom", fontsize=7)
     ax.set_xticks(range(len(packs)))
-    ax.set_xticklabels(packs)
+    ax.set_xticklabels([p.label(show).replace("/", "\n") for p in packs], fontsize=8)
     ax.set_ylabel("wake-up latency (us)")
     ax.set_title("%s on %s (%s): cyclictest latency" % (workload, board, engine), fontsize=9)
     ax.legend(fontsize=8)
     return _save(plt, fig, outdir, "cyclictest-%s-%s-%s.png" % (safe_name(workload), board, engine))
 
 
-def sysbench_plot(plt, outdir, engine, board, groups):
+def sysbench_plot(plt, outdir, engine, board, groups, show=False):
+    """Time / off's, pack modes under the default governor (or the first the runs have)."""
     base = groups.get_ms(engine, board, "sysbench-seed")
     ctl = groups.get_ms(engine, board, "sysbench-control")
     off = base.get("off", [])
@@ -190,6 +198,7 @@ def sysbench_plot(plt, outdir, engine, board, groups):
         return None
     series = [(p, base[p]) for p in rp.pack_order(list(base)) if p != "off"] + \
         ([("control (taskset 0x1)", ctl["off"])] if ctl.get("off") else [])
+    gov = groups.main_governor(engine, board, "sysbench-seed")
     fig, ax = plt.subplots(figsize=(7, 3.6))
     width = 0.8 / max(1, len(series))
 
@@ -209,7 +218,8 @@ def sysbench_plot(plt, outdir, engine, board, groups):
     ax.set_xticklabels(["N=%d R=%d" % k for k in keys], fontsize=7)
     ax.set_ylabel("time / pack=off's")
     ax.set_ylim(0, None)
-    ax.set_title("sysbench on %s (%s): time against off" % (board, engine), fontsize=9)
+    ax.set_title("sysbench on %s (%s): time against off%s" % (board, engine, ", governor %s" % gov if show else ""),
+                 fontsize=9)
     ax.legend(fontsize=7)
     return _save(plt, fig, outdir, "sysbench-%s-%s.png" % (board, engine))
 
@@ -227,13 +237,21 @@ def write_plots(outdir, groups, log=print):
         if name:
             out.append((kind, name, caption))
 
+    show = getattr(groups, "show_governor", False)
+    by = " by pack mode and governor" if show else ""
     for (engine, board, workload), bypack in groups.items():
         what = "%s on %s (%s)" % (wl.short_name(workload), board, engine)
-        add("energy", energy_plot(plt, outdir, engine, board, workload, bypack), "Energy per cluster: " + what)
-        add("timeline", timeline_plot(plt, outdir, engine, board, workload, bypack), "Per-CPU busy timeline: " + what)
-        add("latency", latency_plot(plt, outdir, engine, board, workload, bypack), "Wake-up latency CDF: " + what)
-        add("cyclictest", cyclictest_plot(plt, outdir, engine, board, workload, bypack), "cyclictest latency: " + what)
+        add("energy", energy_plot(plt, outdir, engine, board, workload, bypack, show),
+            "Energy per cluster%s: %s" % (by, what))
+        add("timeline", timeline_plot(plt, outdir, engine, board, workload, bypack, show),
+            "Per-CPU busy timeline: " + what)
+        add("latency", latency_plot(plt, outdir, engine, board, workload, bypack, show),
+            "Wake-up latency CDF: " + what)
+        add("cyclictest", cyclictest_plot(plt, outdir, engine, board, workload, bypack, show),
+            "cyclictest latency: " + what)
     for engine, board in dict.fromkeys((e, b) for e, b, _ in groups):
-        add("oracle", oracle_plot(plt, outdir, engine, board, groups), "Energy / oracle: %s (%s)" % (board, engine))
-        add("sysbench", sysbench_plot(plt, outdir, engine, board, groups), "sysbench / off: %s (%s)" % (board, engine))
+        add("oracle", oracle_plot(plt, outdir, engine, board, groups, show),
+            "Energy / oracle%s: %s (%s)" % (by, board, engine))
+        add("sysbench", sysbench_plot(plt, outdir, engine, board, groups, show),
+            "sysbench / off: %s (%s)" % (board, engine))
     return out

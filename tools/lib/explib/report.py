@@ -4,13 +4,17 @@ repeats, summary.md, and pack=energy's verdicts.
 
     rows_of(res)                 -> results.csv rows of one cell
     measure(res)                 -> the figures of one cell
-    Groups(results)              -> {(engine, board, workload): {pack: [measure per repeat]}}
+    Groups(results)              -> {(engine, board, workload): {Mode(pack, governor): [measure per repeat]}}
+    Groups(results).get_ms(engine, board, workload[, governor]) -> {pack: [measure per repeat]}
     summary_markdown(results, ...)
     energy_verdicts(groups, engine, board, workloads, model) -> (table, verdicts)
 """
+import collections
 import csv
 import os
 import re
+
+import governors  # noqa: E402  (tools/lib)
 
 from . import parse
 from . import stats
@@ -45,6 +49,32 @@ def pack_order(packs):
     return [p for p in table if p in packs] + sorted(p for p in packs if p not in table)
 
 
+class Mode(collections.namedtuple("Mode", "pack governor")):
+    """A row of the tables: a pack mode under a cpufreq governor."""
+
+    def label(self, show_governor):
+        return "%s/%s" % self if show_governor else self.pack
+
+    def cols(self, show_governor):
+        return list(self) if show_governor else [self.pack]
+
+
+def mode_order(modes):
+    """@modes (Mode) by pack mode in the policy table's order, then governor in the governors' order."""
+    packs = pack_order(list({m.pack for m in modes}))
+    govs = governors.order({m.governor for m in modes})
+    return sorted(modes, key=lambda m: (packs.index(m.pack), govs.index(m.governor)))
+
+
+def shows_governor(modes):
+    """Whether tables and plots name the governor: some cell ran under another than the default."""
+    return any(m.governor != governors.DEFAULT for m in modes)
+
+
+def mode_header(show_governor):
+    return ["pack", "governor"] if show_governor else ["pack"]
+
+
 # ------------------------------------------------------------------ one cell
 def rows_of(res):
     """results.csv rows of a cell: its console's rows with the cell's
@@ -59,9 +89,9 @@ def _rows_of(res):
     spec = wl.RtappSpec.from_script(c.get("script", "")) if c["workload"].startswith("rtapp:") else None
     out = []
     for d in parse.parse_console(res.get("output", "")):
-        row = {"engine": c["engine"], "board": c["board"], "pack": c["pack"], "workload": c["workload"],
-               "repeat": c["repeat"], "seed": "" if c.get("seed") is None else c["seed"]}
-        row.update({k: v for k, v in d.items() if k not in ("board", "pack", "engine")})
+        row = {"engine": c["engine"], "board": c["board"], "pack": c["pack"], "governor": governors.of(c),
+               "workload": c["workload"], "repeat": c["repeat"], "seed": "" if c.get("seed") is None else c["seed"]}
+        row.update({k: v for k, v in d.items() if k not in ("board", "pack", "governor", "engine")})
         row["bench"] = d.get("bench", "")
         if row["bench"] == "rtapp":
             row.update(parse.rtapp_derived(parse.rtapp_threads(res.get("output", "")), spec))
@@ -84,6 +114,7 @@ def source_rows(rows):
 
 
 TOTAL_RE = re.compile(r"energy(_c\d+)?|cpu\d+_(busy|idle)_us|cluster\d+_off_us")
+FREQ_RE = re.compile(r"cluster(\d+)_freq_khz_avg")
 
 
 def measure(res):
@@ -110,6 +141,19 @@ def _measure(res):
         spans = [m.get("cpu%d_busy_us" % c, 0) + m.get("cpu%d_idle_us" % c, 0) for c in cpus_of(m)]
         if spans:
             m["window_ms"] = max(spans) / 1000.0
+    # DVFS: each RESULT's time-weighted average frequency per cluster; the cell's: their mean.
+    freqs = {}
+    for r in rows:
+        if r["bench"] in ("energy-window", "light"):
+            continue
+        for k, v in r.items():
+            f = FREQ_RE.fullmatch(k)
+            if f and parse.num(v) is not None:
+                freqs.setdefault(int(f.group(1)), []).append(parse.num(v))
+        if r.get("freq_speed") == "none":
+            m["freq_speed_none"] = True
+    for c, fs in freqs.items():
+        m["freq_c%d_khz" % c] = sum(fs) / float(len(fs))
     machine = res.get("machine") or {}
     speed = {c["cpu"]: c["capacity"] for c in machine.get("cpus", [])} if machine.get("speed") == "capacity" else {}
     busy = [(c, m["cpu%d_busy_us" % c]) for c in cpus_of(m)]
@@ -153,10 +197,16 @@ def clusters_of(m):
     return sorted(int(k[8:]) for k in m if re.fullmatch(r"energy_c\d+", k))
 
 
+def freq_clusters_of(m):
+    return sorted(int(k[6:-4]) for k in m if re.fullmatch(r"freq_c\d+_khz", k))
+
+
 # ------------------------------------------------------------------ groups of repeats
 class Groups(dict):
-    """{(engine, board, workload): {pack: [measure, ...]}} in first-seen order,
-    failed cells left out (they are listed apart)."""
+    """{(engine, board, workload): {Mode(pack, governor): [measure, ...]}} in
+    first-seen order, failed cells left out (they are listed apart);
+    show_governor: whether any cell ran under another governor than the
+    default (then tables and plots name it)."""
 
     def __init__(self, results):
         super().__init__()
@@ -165,11 +215,23 @@ class Groups(dict):
             if res.get("status") != "ok":
                 continue
             c = res["cell"]
-            self.setdefault((c["engine"], c["board"], c["workload"]), {}).setdefault(c["pack"], []).append(
-                measure(res))
+            self.setdefault((c["engine"], c["board"], c["workload"]), {}).setdefault(
+                Mode(c["pack"], governors.of(c)), []).append(measure(res))
+        self.show_governor = shows_governor({Mode("", governors.of(r["cell"])) for r in results})
 
-    def get_ms(self, engine, board, workload):
-        return self.get((engine, board, workload), {})
+    def get_ms(self, engine, board, workload, governor=None):
+        """{pack: [measure, ...]} under @governor (None: the default if the
+        group has it, else the first it has): pack modes compared under one
+        governor (the seeds' tables, pack=energy's verdicts)."""
+        bymode = self.get((engine, board, workload), {})
+        if governor is None:
+            governor = self.main_governor(engine, board, workload)
+        return {m.pack: ms for m, ms in bymode.items() if m.governor == governor}
+
+    def main_governor(self, engine, board, workload):
+        """The default governor if the group has it, else the first it has."""
+        govs = {m.governor for m in self.get((engine, board, workload), {})}
+        return governors.DEFAULT if governors.DEFAULT in govs or not govs else governors.order(govs)[0]
 
 
 def values(ms, key):
@@ -223,22 +285,27 @@ def reps(ms):
     return len(ms)
 
 
-def energy_table(engine, board, bypack, cpus=True):
-    """Energy (mean +- CI), per cluster, vs the best other mode, vs the oracle,
-    busy % per CPU and cluster off %: rows per pack mode."""
-    packs = pack_order(list(bypack))
+def _show(bymode, show_governor):
+    return shows_governor(bymode) if show_governor is None else show_governor
+
+
+def energy_table(engine, board, bypack, cpus=True, show_governor=None):
+    """Energy (mean +- CI), per cluster, vs the best other mode (pack mode and
+    governor), vs the oracle, busy % per CPU and cluster off %: rows per Mode."""
+    show = _show(bypack, show_governor)
+    packs = mode_order(list(bypack))
     allm = [m for p in packs for m in bypack[p]]
     clusters = sorted({c for m in allm for c in clusters_of(m)})
     cpu_ids = sorted({c for m in allm for c in cpus_of(m)}) if cpus else []
     eo = oracle_bound(board, bypack)
-    header = ["pack", "n", "energy"] + ["c%d" % c for c in clusters] + ["vs best other", "vs oracle"] + \
+    header = mode_header(show) + ["n", "energy"] + ["c%d" % c for c in clusters] + ["vs best other", "vs oracle"] + \
         ["cpu%d busy %%" % c for c in cpu_ids] + ["cluster%d off %%" % c for c in clusters]
     body = []
     for p in packs:
         ms = bypack[p]
         e = mean_of(ms, "energy")
         others = [mean_of(bypack[q], "energy") for q in packs if q != p and mean_of(bypack[q], "energy")]
-        row = [p, reps(ms), fmt_ci(values(ms, "energy"), 0)]
+        row = p.cols(show) + [reps(ms), fmt_ci(values(ms, "energy"), 0)]
         row += [fmt_ci(values(ms, "energy_c%d" % c), 0) for c in clusters]
         row.append("%.3f" % (e / min(others)) if e is not None and others else "-")
         row.append("%.2f" % (e / eo) if e is not None and eo else "-")
@@ -255,59 +322,86 @@ def energy_table(engine, board, bypack, cpus=True):
     return md_table(header, body), eo
 
 
-def rtapp_table(bypack):
-    packs = pack_order(list(bypack))
-    header = ["pack", "n", "throughput", "missed (overruns)", "slack avg (us)", "slack min (us)",
+def freq_table(bypack, show_governor=None):
+    """Average frequency per cluster (kHz, means over repeats of the cells'
+    RESULT averages): rows per Mode; None when no RESULT carried one."""
+    show = _show(bypack, show_governor)
+    packs = mode_order(list(bypack))
+    clusters = sorted({c for p in packs for m in bypack[p] for c in freq_clusters_of(m)})
+    if not clusters:
+        return None
+    body = [p.cols(show) + [reps(bypack[p])] + [fmt_ci(values(bypack[p], "freq_c%d_khz" % c), 0) for c in clusters]
+            for p in packs]
+    return md_table(mode_header(show) + ["n"] + ["cluster%d avg kHz" % c for c in clusters], body)
+
+
+FREQ_SPEED_NOTE = ("QEMU runs do not change speed (their RESULT lines say freq_speed=none): work takes as long "
+                   "at any frequency there, so QEMU's run and busy times do not show the governor; the "
+                   "simulator runs work at the CPU's frequency (work at f takes fmax/f as long).")
+
+
+def rtapp_table(bypack, show_governor=None):
+    show = _show(bypack, show_governor)
+    packs = mode_order(list(bypack))
+    header = mode_header(show) + ["n", "throughput", "missed (overruns)", "slack avg (us)", "slack min (us)",
               "timer lat avg (us)", "timer lat max (us)", "wake-up p50 (us)", "wake-up p99 (us)"]
     body = []
     for p in packs:
         ms = bypack[p]
-        body.append([p, reps(ms), fmt_ci(values(ms, "throughput"), 3), fmt_ci(values(ms, "overruns"), 1),
+        body.append(p.cols(show) + [reps(ms), fmt_ci(values(ms, "throughput"), 3), fmt_ci(values(ms, "overruns"), 1),
                      fmt_ci(values(ms, "slack_avg_us"), 0), fmt_ci(values(ms, "slack_min_us"), 0),
                      fmt_ci(values(ms, "lat_avg_us"), 0), fmt_ci(values(ms, "lat_max_us"), 0),
                      fmt_ci(values(ms, "wake_p50_us"), 1), fmt_ci(values(ms, "wake_p99_us"), 0)])
     return md_table(header, body)
 
 
-def sysbench_table(bypack):
-    packs = pack_order(list(bypack))
+def sysbench_table(bypack, show_governor=None):
+    show = _show(bypack, show_governor)
+    packs = mode_order(list(bypack))
     keys = sorted({k for p in packs for m in bypack[p] for k in m.get("sysbench", {})})
     body = []
     for p in packs:
         for k in keys:
             ts = [m["sysbench"][k] / 1e6 for m in bypack[p] if k in m.get("sysbench", {})]
-            body.append([p, k[0], k[1], len(ts), fmt_ci(ts, 4)])
-    return md_table(["pack", "threads", "requests", "n", "time (s)"], body)
+            body.append(p.cols(show) + [k[0], k[1], len(ts), fmt_ci(ts, 4)])
+    return md_table(mode_header(show) + ["threads", "requests", "n", "time (s)"], body)
 
 
-def cyclictest_table(bypack):
-    packs = pack_order(list(bypack))
-    body = [[p, reps(bypack[p]), fmt_ci(values(bypack[p], "cyc_lat_min_us"), 1),
-             fmt_ci(values(bypack[p], "cyc_lat_avg_us"), 2), fmt_ci(values(bypack[p], "cyc_lat_max_us"), 1)]
+def cyclictest_table(bypack, show_governor=None):
+    show = _show(bypack, show_governor)
+    packs = mode_order(list(bypack))
+    body = [p.cols(show) + [reps(bypack[p]), fmt_ci(values(bypack[p], "cyc_lat_min_us"), 1),
+                            fmt_ci(values(bypack[p], "cyc_lat_avg_us"), 2),
+                            fmt_ci(values(bypack[p], "cyc_lat_max_us"), 1)]
             for p in packs]
-    return md_table(["pack", "n", "lat min (us)", "lat avg (us, mean of instances)", "lat max (us)"], body)
+    return md_table(mode_header(show) + ["n", "lat min (us)", "lat avg (us, mean of instances)", "lat max (us)"],
+                    body)
 
 
-def light_table(bypack):
-    packs = pack_order(list(bypack))
+def light_table(bypack, show_governor=None):
+    show = _show(bypack, show_governor)
+    packs = mode_order(list(bypack))
     first = [(p, next((r for r in bypack[p][0]["rows"] if r["bench"] == "light"), None)) for p in packs]
     first = [(p, r) for p, r in first if r]
     if not first:
         return None
     cpus = sorted({int(k[3:-9]) for _, r in first for k in r if re.fullmatch(r"cpu\d+_busy_pct", k)})
-    body = [[p] + ["%s%% (%s)" % (r.get("cpu%d_busy_pct" % c, "-"), r.get("cpu%d_tasks" % c, "-")) for c in cpus]
+    body = [p.cols(show) + ["%s%% (%s)" % (r.get("cpu%d_busy_pct" % c, "-"), r.get("cpu%d_tasks" % c, "-"))
+                            for c in cpus]
             for p, r in first]
-    return md_table(["pack"] + ["cpu%d (cluster %s)" % (c, first[0][1].get("cpu%d_cluster" % c, "?"))
-                                for c in cpus], body)
+    return md_table(mode_header(show) + ["cpu%d (cluster %s)" % (c, first[0][1].get("cpu%d_cluster" % c, "?"))
+                                         for c in cpus], body)
 
 
-def other_table(bypack):
-    rows = [r for p in pack_order(list(bypack)) for r in bypack[p][0]["rows"]
+def other_table(bypack, show_governor=None):
+    show = _show(bypack, show_governor)
+    rows = [r for p in mode_order(list(bypack)) for r in bypack[p][0]["rows"]
             if r["bench"] not in ("sysbench", "cyclictest", "light", "energy-window", "rtapp")]
     if not rows:
         return None
     keys = [k for k in dict.fromkeys(k for r in rows for k in r)
-            if k not in ("engine", "board", "workload", "raw", "cell", "repeat", "seed")
+            if k not in ("engine", "board", "workload", "raw", "cell", "repeat", "seed") +
+            (() if show else ("governor",))
             and not re.fullmatch(r"cpu\d+_\w+|cluster\d+_off_us", k)]
     return md_table(keys, [[r.get(k, "") for k in keys] for r in rows])
 
@@ -339,11 +433,18 @@ def summary_markdown(results, warnings=(), notes=(), intro=None):
         mixed = len(builds) > len({tuple(b.split()[:2]) for b in builds})
         out.append("- builds: %s%s." % ("; ".join(builds), " (**cells made by different builds of one binary**)"
                                        if mixed else ""))
+    show = groups.show_governor
+    govs = governors.order({governors.of(r["cell"]) for r in results})
+    if show:
+        out.append("- cpufreq governors: %s (a governor column beside the pack mode; cells that named none ran "
+                   "under the kernel's default, %s)." % (", ".join(govs), governors.DEFAULT))
+    elif results:
+        out.append("- cpufreq governor: %s in every cell (the kernel's default)." % governors.DEFAULT)
     out += ["- " + n for n in list(notes) + list(warnings) if n]
     out += ["", "Figures are means over the repeats (n) with the 95% confidence interval (Student's t) "
             "after ±; energy in the board's energy-model units x ms; \"vs best other\" = energy / the lowest "
-            "mean of the other modes; \"vs oracle\" = energy / the oracle lower bound of tools/bench for the "
-            "least work any mode did (busy time x capacity / 1024 on the simulator).", ""]
+            "mean of the other modes (pack mode and governor); \"vs oracle\" = energy / the oracle lower bound "
+            "of tools/bench for the least work any mode did (busy time x capacity / 1024 on the simulator).", ""]
     wls = {}
     for r in results:
         wls.setdefault(r["cell"]["workload"], r["cell"].get("script", ""))
@@ -355,34 +456,44 @@ def summary_markdown(results, warnings=(), notes=(), intro=None):
         out += ["## %s on %s (%s)" % (workload, board, engine), ""]
         allm = [m for ms in bypack.values() for m in ms]
         if any(m.get("sysbench") for m in allm):
-            out += ["### sysbench (total time)", "", sysbench_table(bypack), ""]
+            out += ["### sysbench (total time)", "", sysbench_table(bypack, show), ""]
         if any(m.get("cyc_lat_avg_us") is not None for m in allm):
-            out += ["### cyclictest", "", cyclictest_table(bypack), ""]
-        t = light_table(bypack)
+            out += ["### cyclictest", "", cyclictest_table(bypack, show), ""]
+        t = light_table(bypack, show)
         if t:
             out += ["### schedtest light (busy % and tasks per CPU at the end, first repeat)", "", t, ""]
         if any(m.get("throughput") is not None or m.get("overruns") is not None for m in allm):
-            out += ["### rt-app", "", rtapp_table(bypack), ""]
-        t = other_table(bypack)
+            out += ["### rt-app", "", rtapp_table(bypack, show), ""]
+        t = other_table(bypack, show)
         if t:
             out += ["### other results (first repeat)", "", t, ""]
         if any(m.get("energy") is not None or cpus_of(m) for m in allm):
-            table, _ = energy_table(engine, board, bypack)
+            table, _ = energy_table(engine, board, bypack, show_governor=show)
             out += ["### energy and residency (%s)" % allm[0]["source"], "", table, ""]
+        t = freq_table(bypack, show)
+        if t:
+            out += ["### frequency (kHz per cluster: each RESULT's time-weighted average, their mean per cell)", "",
+                    t, ""]
+            if any(m.get("freq_speed_none") for m in allm):
+                out += [FREQ_SPEED_NOTE, ""]
     if groups.failed:
         out += ["## Failed cells", ""]
         for r in groups.failed:
             c = r["cell"]
-            out.append("- engine=%s board=%s pack=%s workload=%s repeat=%s: %s (%s)" % (
-                c["engine"], c["board"], c["pack"], c["workload"], c["repeat"], r.get("error"),
-                os.path.basename(r.get("path", ""))))
+            gov = governors.of(c)
+            out.append("- engine=%s board=%s pack=%s%s workload=%s repeat=%s: %s (%s)" % (
+                c["engine"], c["board"], c["pack"], "" if gov == governors.DEFAULT else " governor=" + gov,
+                c["workload"], c["repeat"], r.get("error"), os.path.basename(r.get("path", ""))))
         out.append("")
     out += ["## Cells", ""]
-    out += [md_table(["engine", "board", "pack", "workload", "repeat", "seed", "host", "wall (s)", "status"],
-                     [[r["cell"]["engine"], r["cell"]["board"], r["cell"]["pack"], r["cell"]["workload"],
-                       r["cell"]["repeat"], "-" if r["cell"].get("seed") is None else r["cell"]["seed"],
-                       r.get("host", "?"), "%.1f" % r.get("wall_s", 0),
-                       "ok" if r.get("status") == "ok" else "FAILED"] for r in results]), ""]
+    cells = []
+    for r in results:
+        c = r["cell"]
+        cells.append([c["engine"], c["board"]] + Mode(c["pack"], governors.of(c)).cols(show) +
+                     [c["workload"], c["repeat"], "-" if c.get("seed") is None else c["seed"], r.get("host", "?"),
+                      "%.1f" % r.get("wall_s", 0), "ok" if r.get("status") == "ok" else "FAILED"])
+    out += [md_table(["engine", "board"] + mode_header(show) + ["workload", "repeat", "seed", "host", "wall (s)",
+                                                                "status"], cells), ""]
     return "\n".join(out)
 
 
@@ -402,7 +513,7 @@ def column_rank(key, first_seen):
     return (0, first_seen.index(key), 0)
 
 
-FIRST_COLS = ["engine", "board", "pack", "workload", "repeat", "seed", "bench"]
+FIRST_COLS = ["engine", "board", "pack", "governor", "workload", "repeat", "seed", "bench"]
 
 
 def write_csv(path, rows):

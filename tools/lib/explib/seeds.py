@@ -6,6 +6,8 @@ capacity 516, so their work takes twice as long, as on the board) and the
 CoreTile A9x4's; QEMU runs qemu-tc2 (the TC2 topology, rails and energy
 model on QEMU virt, every vCPU at one speed) and vexpress-a9.
 """
+import governors  # noqa: E402  (tools/lib)
+
 from . import cells as cl
 from . import report as rp
 from . import workloads as wl
@@ -36,8 +38,9 @@ def rtapp_sets():
     return within, beyond
 
 
-def seeds_cells(modes, quick=False, repeat=3, engines=("sim", "qemu")):
-    """The cells of `make experiment`, in the order to run them (slowest first)."""
+def seeds_cells(modes, quick=False, repeat=3, engines=("sim", "qemu"), govs=(None,)):
+    """The cells of `make experiment`, in the order to run them (slowest first);
+    each under every governor of @govs (None: none passed, the kernel's default)."""
     within, beyond = rtapp_sets()
     out = []
 
@@ -47,7 +50,8 @@ def seeds_cells(modes, quick=False, repeat=3, engines=("sim", "qemu")):
             return
         for r in range(reps):
             for p in packs:
-                out.append(cl.Cell(engine, board, p, w, repeat=r, quick=q))
+                for g in govs:
+                    out.append(cl.Cell(engine, board, p, w, repeat=r, quick=q, governor=g))
 
     if "qemu" in engines:
         # QEMU's sysbench runs R/10 always: under icount its time is one CPU's whatever the
@@ -297,9 +301,34 @@ def beyond_section(groups, beyond):
 
 
 def seeds_markdown(results, modes, quick_qemu=True, notes=()):
+    """seeds.md; with cells under a governor other than performance, one part
+    per governor (the seeds' figures and verdicts compare pack modes under one
+    governor)."""
+    govs = governors.order({governors.of(r["cell"]) for r in results})
+    if govs == [governors.DEFAULT]:
+        return _seeds_markdown(results, modes, quick_qemu, notes)
+    return "\n".join(_tag_verdicts(_seeds_markdown([r for r in results if governors.of(r["cell"]) == g], modes,
+                                                   quick_qemu, notes, governor=g), g) for g in govs)
+
+
+def _tag_verdicts(md, governor):
+    """Verdict, check and MISSED lines that say their governor (tools/experiment seeds prints them)."""
+    out = []
+    for line in md.splitlines():
+        for head in ("- verdict (simulator", "- check (simulator", "- check (QEMU"):
+            if line.startswith(head + ")"):
+                line = "%s, governor %s%s" % (head, governor, line[len(head):])
+        if line.startswith("- MISSED: "):
+            line = "- MISSED (governor %s): %s" % (governor, line[len("- MISSED: "):])
+        out.append(line)
+    return "\n".join(out)
+
+
+def _seeds_markdown(results, modes, quick_qemu=True, notes=(), governor=None):
     groups = rp.Groups(results)
     within, beyond = rtapp_sets()
-    out = ["# The seeds' tables and pack=energy, on the simulator and in QEMU", ""]
+    out = ["# The seeds' tables and pack=energy, on the simulator and in QEMU%s" % (
+        ", governor %s" % governor if governor else ""), ""]
     builds = sorted({"%s: %s sha256 %s" % (r["cell"]["engine"], (r.get("build") or {}).get("binary", "?"),
                                             (r.get("build") or {}).get("binary_sha256", "?")) for r in results})
     gits = sorted({(r.get("build") or {}).get("git", "?") for r in results})
