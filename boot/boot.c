@@ -18,6 +18,7 @@
 #include "drivers/timer.h"
 #include "drivers/vexpress.h"
 #include "kernel/lib/cmdline.h"
+#include "kernel/sched/cpufreq.h"
 #include "kernel/sched/energy.h"
 #include "kernel/lib/fdt.h"
 #include "kernel/sched/idle.h"
@@ -270,6 +271,7 @@ void boot_main(uintptr_t dtb)
 	smp_init_dt(&fdt);
 	parse_sched_bootargs();
 	kernel_init_dt(&fdt, smp_nr_cpus(), bootargs_get(&bootargs, "pack"));
+	cpufreq_governor_from_arg(bootargs_get(&bootargs, "cpufreq"), "bootargs");
 	sched_init_cpu(0);
 	sched_cpu_online(0);
 	parse_warmboot_bootarg();

@@ -12,6 +12,7 @@
 #include "arch/cpu.h"
 #include "arch/ipi.h"
 #include "arch/timer.h"
+#include "kernel/sched/cpufreq.h"
 #include "kernel/sched/idle.h"
 #include "kernel/lib/format.h"
 #include "kernel/debug/inject.h"
@@ -93,15 +94,17 @@ static inline void rq_avg_sync(struct rq *rq, uint64_t now)
 
 	if (running == rq->avg_running && runnable == rq->avg_runnable)
 		return;
-	pelt_update(&rq->avg, now, rq->avg_runnable, rq->avg_running);
+	pelt_update_scaled(&rq->avg, now, rq->avg_runnable, rq->avg_running, cpufreq_scale(rq->cpu));
 	rq->avg_runnable = runnable;
 	rq->avg_running = running;
 	trace_pelt_cfs(rq->cpu, &rq->avg);
+	if (!running)
+		cpufreq_update(rq->cpu, now, CPUFREQ_DEQUEUE);
 }
 
 static void update_task_avg(struct task *p, uint64_t now, bool runnable, bool running)
 {
-	pelt_update(&p->se.avg, now, runnable, running);
+	pelt_update_scaled(&p->se.avg, now, runnable, running, cpufreq_scale(p->cpu));
 	trace_pelt_se(p);
 }
 
@@ -248,10 +251,11 @@ void sched_tick(void)
 	spin_lock(&rq->lock);
 	rq->clock = now;
 	rq->ticks++;
-	pelt_update(&rq->avg, now, rq->avg_runnable, rq->avg_running);
+	pelt_update_scaled(&rq->avg, now, rq->avg_runnable, rq->avg_running, cpufreq_scale(rq->cpu));
 	trace_pelt_cfs(rq->cpu, &rq->avg);
 	if (rq->avg_rt_running)	/* else it only decays: brought up to date when read or when RT runs */
-		pelt_update(&rq->avg_rt, now, true, true);
+		pelt_update_scaled(&rq->avg_rt, now, true, true, cpufreq_scale(rq->cpu));
+	cpufreq_update(rq->cpu, now, CPUFREQ_TICK);
 	KASSERT_DEBUG((rq->nr_running >= 2) == cpumask_test(&sched_overloaded, rq->cpu));
 	if (!rq->curr->is_idle) {
 		update_task_avg(rq->curr, now, true, true);
@@ -386,6 +390,7 @@ static void activate(struct rq *rq, struct task *p, int flags)
 		sched_class_call(rq->curr->sched_class, update_curr, rq, rq->clock);
 	enqueue_task(rq, p, flags);
 	rq_avg_sync(rq, rq->clock);
+	cpufreq_update(rq->cpu, rq->clock, p->prio > 0 ? CPUFREQ_RT : CPUFREQ_ENQUEUE);
 	p->on_rq = true;
 	p->state = TASK_RUNNABLE;
 	p->wait_start_ns = rq->clock;
@@ -420,7 +425,7 @@ static void rq_avg_rt_sync(struct rq *rq, const struct task *next, uint64_t now)
 
 	if (rt == rq->avg_rt_running)
 		return;
-	pelt_update(&rq->avg_rt, now, rq->avg_rt_running, rq->avg_rt_running);
+	pelt_update_scaled(&rq->avg_rt, now, rq->avg_rt_running, rq->avg_rt_running, cpufreq_scale(rq->cpu));
 	rq->avg_rt_running = rt;
 }
 

@@ -4,6 +4,7 @@
  * the board has them. See include/kernel/sched/energy.h.
  */
 #include "arch/energy_meter.h"
+#include "kernel/sched/cpufreq.h"
 #include "kernel/sched/energy.h"
 #include "kernel/lib/format.h"
 #include "kernel/lib/panic.h"
@@ -24,6 +25,9 @@ void energy_init_dt(const struct fdt *fdt)
 		panic("dtb: %s", err);
 	if (rc > 0)
 		kprintf("energy: no energy model in the DT; energy figures will read 0\n");
+	if (energy_model_bind_opps(&model, cpufreq_table(), cpu_idle_of(0), rails_base(), err, sizeof(err)) < 0)
+		panic("dtb: %s", err);
+	cpufreq_model_ready(&model);
 	energy_meter_init_dt(fdt);
 }
 
@@ -39,6 +43,10 @@ void energy_take_snapshot_model(struct energy_snapshot *s)
 		cpu_idle_read(cpu_idle_of(cpu), s->t_ns, &s->cpu_busy_ns[cpu], s->cpu_state_ns[cpu]);
 	for (int r = 0; r < idle_nr_rails(); r++)
 		rail_residency(idle_rail(r), s->t_ns, s->rail_ns[r]);
+	s->nr_domains = model.nr_domains;
+	for (int d = 0; d < s->nr_domains; d++)
+		cpufreq_busy_residency(cpufreq_domain(d), s->t_ns, s->dom_cpu_busy_ns[d], s->dom_busy_ns[d],
+				       s->dom_opp_ns[d], &s->dom_khz_ns[d]);
 	s->meters_ok = false;
 }
 
@@ -94,6 +102,15 @@ int energy_result_fields(char *buf, size_t size, const struct energy_snapshot *f
 	for (int r = 0; r < idle_nr_rails(); r++)
 		OUT(" cluster%d_off_us=%llu", idle_rail(r)->cluster,
 		    us(ns_delta(from->rail_ns[r][RAIL_OFF], to->rail_ns[r][RAIL_OFF])));
+	/* DVFS: each domain's time-weighted average frequency; QEMU's back end changes no speed. */
+	for (int d = 0; from->nr_domains == to->nr_domains && d < to->nr_domains; d++) {
+		uint64_t window = ns_delta(from->t_ns, to->t_ns);
+
+		OUT(" cluster%d_freq_khz_avg=%llu", cpufreq_domain(d)->cluster,
+		    (unsigned long long)(window ? ns_delta(from->dom_khz_ns[d], to->dom_khz_ns[d]) / window : 0));
+	}
+	if (to->nr_domains && !cpufreq_backend()->scales_time)
+		OUT(" freq_speed=none");
 	if (from->meters_ok && to->meters_ok)
 		OUT(" energy_src=meter");
 #undef OUT

@@ -14,6 +14,7 @@
 #include "kernel/lib/panic.h"
 #include "kernel/lib/printk.h"
 #include "kernel/time/timer.h"
+#include "kernel/sched/cpufreq.h"
 #include "kernel/sched/topology.h"
 #include "kernel/trace/trace.h"
 #include "kernel/sched/warmboot.h"
@@ -91,6 +92,7 @@ void idle_cpu_online(int cpu)
 		return;
 	ci->since_ns = arch_now_ns();
 	rail_cpu_busy(&rails[ci->rail], ci->rail, cpu, ci->since_ns, &platform_rail_ops);
+	cpufreq_cpu_busy(cpu, true, ci->since_ns);
 }
 
 void cpu_idle_enter(int cpu, uint64_t next_timer_ns)
@@ -117,6 +119,8 @@ void cpu_idle_enter(int cpu, uint64_t next_timer_ns)
 	if (platform_domain_stops_timer())
 		state = warmboot_idle_state_for_timer(ci->states, state, next_timer_ns != TIMER_NEVER);
 	cpu_idle_account_enter(ci, state, now);
+	if (cpufreq_enabled)
+		cpufreq_cpu_busy(cpu, false, now);
 	trace_cpu_idle(cpu, state);
 	last_man = rail_cpu_idle(&rails[ci->rail], ci->rail, cpu, ci->states[state].domain, now,
 				 &platform_rail_ops);
@@ -125,6 +129,8 @@ void cpu_idle_enter(int cpu, uint64_t next_timer_ns)
 	arch_cost(COST_IDLE_EXIT);
 	rail_cpu_busy(&rails[ci->rail], ci->rail, cpu, woke, &platform_rail_ops);
 	cpu_idle_account_exit(ci, woke);
+	if (cpufreq_enabled)
+		cpufreq_cpu_busy(cpu, true, woke);
 	trace_cpu_idle(cpu, -1);
 	ci->unreflected_ns = woke - now;
 }

@@ -136,7 +136,7 @@ static inline uint32_t roll_over(uint32_t val, bool counted, uint32_t head,
 }
 
 /* pelt_update() once a unit or more may have passed (or the clock went back). */
-int pelt_update_elapsed(struct sched_avg *sa, uint64_t now_ns, bool runnable, bool running)
+int pelt_update_elapsed(struct sched_avg *sa, uint64_t now_ns, bool runnable, bool running, uint32_t scale)
 {
 	uint64_t delta_ns;
 	uint32_t units, head, tail, boundaries, full_sum;
@@ -145,6 +145,7 @@ int pelt_update_elapsed(struct sched_avg *sa, uint64_t now_ns, bool runnable, bo
 
 	KASSERT_DEBUG(sa != NULL);
 	KASSERT_DEBUG(runnable || !running);
+	KASSERT_DEBUG(scale <= PELT_SCALE);
 
 	/* pelt_update() has returned already when less than a unit passed (if not, units is 0 below). */
 	delta_ns = now_ns - sa->last_update_ns;
@@ -158,7 +159,7 @@ int pelt_update_elapsed(struct sched_avg *sa, uint64_t now_ns, bool runnable, bo
 
 	if (pelt_within_period(sa, delta_ns, &units)) {
 		/* Inside the period (pelt_update() does this inline; other callers get here). */
-		pelt_accrue(sa, units, runnable, running);
+		pelt_accrue(sa, units, runnable, running, scale);
 		check_bounds(sa);
 		return 0;
 	}
@@ -198,8 +199,8 @@ int pelt_update_elapsed(struct sched_avg *sa, uint64_t now_ns, bool runnable, bo
 
 	sa->runnable_avg_sum = roll_over(sa->runnable_avg_sum, runnable, head,
 					 f, full_sum, tail);
-	sa->usage_avg_sum = roll_over(sa->usage_avg_sum, running, head,
-				      f, full_sum, tail);
+	sa->usage_avg_sum = roll_over(sa->usage_avg_sum, running, pelt_scale_units(head, scale), f,
+				      pelt_scale_units(full_sum, scale), pelt_scale_units(tail, scale));
 	sa->runnable_avg_period = roll_over(sa->runnable_avg_period, true, head,
 					    f, full_sum, tail);
 	sa->period_contrib = tail;

@@ -17,7 +17,7 @@
 #define COMM_LEN 16
 
 enum trace_type {
-	T_SWITCH, T_WAKEUP, T_WAKEUP_NEW, T_MIGRATE, T_IDLE, T_CLUSTER, T_WAKING, T_PELT_SE, T_PELT_CFS,
+	T_SWITCH, T_WAKEUP, T_WAKEUP_NEW, T_MIGRATE, T_IDLE, T_FREQ, T_CLUSTER, T_WAKING, T_PELT_SE, T_PELT_CFS,
 	T_PACK, T_COUNTER,
 };
 
@@ -132,6 +132,11 @@ void trace_record_sched_migrate(int cpu, const struct task *p, int orig_cpu, int
 void trace_record_cpu_idle(int cpu, int state)
 {
 	RECORD(T_IDLE, e->x = state; e->y = cpu);
+}
+
+void trace_record_cpu_frequency(int cpu, uint32_t khz)
+{
+	RECORD(T_FREQ, e->x = (int32_t)khz; e->y = cpu);
 }
 
 void trace_record_cluster_power(int cpu, int cluster, bool on)
@@ -317,6 +322,9 @@ static int print_event(const struct trace_event *e)
 	case T_IDLE:
 		ksnprintf(line, sizeof(line), "cpu_idle: state=%u cpu_id=%d",
 			  e->x < 0 ? 4294967295u : (unsigned)e->x, (int)e->y);
+		break;
+	case T_FREQ:
+		ksnprintf(line, sizeof(line), "cpu_frequency: state=%u cpu_id=%d", (unsigned)e->x, (int)e->y);
 		break;
 	case T_PELT_SE:
 		ksnprintf(line, sizeof(line),

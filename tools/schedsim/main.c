@@ -2,7 +2,7 @@
  * schedsim: the kernel's scheduling code on a simulated machine
  * (docs/interfaces.md "Simulator", docs/schedsim.md).
  *
- *   build/host/schedsim [--pack=MODE] [--hz=N] [--seed=N] [--overheads=on|off]
+ *   build/host/schedsim [--pack=MODE] [--governor=NAME] [--hz=N] [--seed=N] [--overheads=on|off]
  *                       [--speed=capacity|uniform] [--trace=FILE] [--max-time=S]
  *                       [--stats] FILE.dtb 'cmd; cmd; ...'
  *
@@ -20,6 +20,7 @@
 #include <time.h>
 
 #include "kernel/lib/cmdline.h"
+#include "kernel/sched/cpufreq.h"
 #include "kernel/sched/energy.h"
 #include "kernel/lib/fdt.h"
 #include "kernel/sched/idle.h"
@@ -40,6 +41,7 @@
 static struct {
 	const char *dtb_path, *script, *trace_path;
 	const struct pack_policy *policy;
+	const char *governor;		/* --governor: NULL for the default (performance) */
 	unsigned long hz, seed;
 	uint64_t max_ns;
 	bool stats;
@@ -88,7 +90,7 @@ static bool parse_ulong(const char *s, unsigned long lo, unsigned long hi, unsig
 	return true;
 }
 
-#define USAGE "usage: schedsim [--pack=MODE] [--hz=N] [--seed=N] [--overheads=on|off] " \
+#define USAGE "usage: schedsim [--pack=MODE] [--governor=NAME] [--hz=N] [--seed=N] [--overheads=on|off] " \
 	"[--speed=capacity|uniform] [--trace=FILE] [--max-time=S] [--stats] FILE.dtb 'cmd; cmd; ...'"
 
 static void parse_args(int argc, char **argv)
@@ -110,6 +112,14 @@ static void parse_args(int argc, char **argv)
 				char names[PACK_POLICY_LIST_SIZE];
 
 				bad("unknown pack mode '%s' (%s)", a + 7, pack_policy_list(names, sizeof(names)));
+			}
+		} else if (strncmp(a, "--governor=", 11) == 0) {
+			opt.governor = a + 11;
+			if (!cpufreq_governor_find(opt.governor)) {
+				char names[96];
+
+				bad("unknown cpufreq governor '%s' (%s)", opt.governor,
+				    cpufreq_governor_list(names, sizeof(names)));
 			}
 		} else if (strncmp(a, "--hz=", 5) == 0) {
 			if (!parse_ulong(a + 5, 100, 10000, &opt.hz) || NSEC_PER_SEC % opt.hz != 0)
@@ -286,6 +296,8 @@ static void boot(void)
 	model = fdt_prop_string(&fdt, root, "model");
 	kprintf("\nsched-pack simulator (board %s, %s), %d CPUs\n", board, model ? model : "unknown model", n);
 	kernel_init_dt(&fdt, n, opt.policy->name);
+	cpufreq_set_backend(&sim_cpufreq_backend);
+	cpufreq_governor_from_arg(opt.governor, "schedsim");
 	if (opt.trace_path) {
 		trace_file = fopen(opt.trace_path, "w");
 		if (!trace_file) {

@@ -26,7 +26,7 @@
 
 #include "kernel/lib/cpumask.h"
 #include "kernel/sched/topology.h"
-#include "kernel/sync/spinlock.h"
+#include "arch/spinlock.h"
 
 #define CPUFREQ_MAX_OPPS 16
 #define CPUFREQ_MAX_DOMAINS 8
@@ -68,8 +68,12 @@ enum cpufreq_event {
  *   start(d)             the governor takes @d (boot, or a switch): returns
  *                        the OPP to run at now.
  *   update(d, cpu, now, ev)  the scheduler's update on @cpu of @d, with
- *                        @cpu's rq lock held and IRQs off: the OPP @d should
- *                        run at, or -1 for no change. O(CPUs of @d).
+ *                        @cpu's rq lock held and IRQs off, NOT d->lock (the
+ *                        common answer, "no change", takes no shared lock):
+ *                        the OPP @d should run at, or -1 for no change. It
+ *                        may write per-CPU state of @cpu only and read the
+ *                        domain locklessly; the core then moves @d under
+ *                        d->lock. O(CPUs of @d).
  * NULL update: the governor never changes the OPP by itself (performance,
  * powersave, userspace).
  */
@@ -110,6 +114,18 @@ struct freq_domain {
 	uint64_t opp_since_ns;
 	uint64_t khz_ns;		/* integral of khz x ns (for the average) */
 	uint64_t nr_transitions;
+	uint32_t rate_limit_ns;		/* no governor change sooner than this after the last */
+	bool inefficient[CPUFREQ_MAX_OPPS];	/* a higher OPP does the work for less energy */
+	/*
+	 * Busy time by OPP, for the energy model (energy per OPP): the CPUs'
+	 * busy time summed (cpu_busy_opp_ns) and the time with at least one
+	 * CPU busy (busy_opp_ns), up to acct_since_ns; nr_busy CPUs busy now.
+	 */
+	uint64_t cpu_busy_opp_ns[CPUFREQ_MAX_OPPS];
+	uint64_t busy_opp_ns[CPUFREQ_MAX_OPPS];
+	uint64_t acct_since_ns;
+	int nr_busy;
+	cpumask_t busy;
 };
 
 /* --- OPP tables from the DT (pure: host tests) --- */
@@ -130,12 +146,28 @@ int cpufreq_parse_dt(const struct fdt *fdt, const struct topology *topo, struct 
 		     size_t errlen);
 
 /* --- the kernel's domains --- */
-void cpufreq_init_dt(const struct fdt *fdt);	/* after the topology and energy model */
+void cpufreq_init_dt(const struct fdt *fdt);	/* after the topology and idle states, before the energy model */
+const struct cpufreq_dt *cpufreq_table(void);
+struct energy_model;
+/*
+ * With the energy model bound (energy_init_dt()): mark each domain's
+ * inefficient OPPs (a higher OPP costs less energy per unit of work, its
+ * cluster's power with one CPU busy counted) and set the rate limit.
+ */
+void cpufreq_model_ready(const struct energy_model *m);
 int cpufreq_nr_domains(void);
 struct freq_domain *cpufreq_domain(int i);
 struct freq_domain *cpufreq_domain_of(int cpu);	/* NULL: no DVFS for @cpu */
 extern uint32_t cpufreq_scale_of[TOPO_MAX_CPUS];	/* per CPU, 1024 at the top OPP */
 extern bool cpufreq_enabled;			/* some domain has more than one OPP */
+/* Per CPU, for governors: times it entered idle (written by the CPU itself; read under its domain's lock). */
+extern uint64_t cpufreq_idle_calls[TOPO_MAX_CPUS];
+
+/* @cpu went busy (@busy) or idle at @now: the busy-by-OPP accounting; the idle path calls it. */
+void cpufreq_cpu_busy(int cpu, bool busy, uint64_t now);
+/* The governor named by a boot argument (cpufreq=@arg, NULL: absent) on every domain; an unknown name prints
+ * `@who: error: unknown cpufreq governor ...; using performance`. */
+void cpufreq_governor_from_arg(const char *arg, const char *who);
 
 static inline uint32_t cpufreq_scale(int cpu)
 {
@@ -170,7 +202,12 @@ extern const struct cpufreq_governor cpufreq_gov_performance;
 void cpufreq_set_backend(const struct cpufreq_backend *b);
 const struct cpufreq_backend *cpufreq_backend(void);
 
-/* Time per OPP up to @now (a consistent copy; @out has d->nr_opps entries), and kHz x ns. */
-void cpufreq_residency(struct freq_domain *d, uint64_t now, uint64_t out[CPUFREQ_MAX_OPPS], uint64_t *khz_ns);
+/*
+ * @d's counters up to @now, a consistent copy (each array CPUFREQ_MAX_OPPS):
+ * its CPUs' busy time summed per OPP, the time some CPU was busy per OPP,
+ * the time at each OPP, and the integral of kHz x ns. NULL: not wanted.
+ */
+void cpufreq_busy_residency(struct freq_domain *d, uint64_t now, uint64_t *cpu_busy_ns, uint64_t *busy_ns,
+			    uint64_t *opp_ns, uint64_t *khz_ns);
 
 #endif

@@ -4,8 +4,12 @@
  * Binding (ours, after the EAS "sched-energy-costs" one): each cpu node has
  *	sched-energy-costs = <&core_cost &cluster_cost>;
  * and each cost node has
- *	busy-cost-data = <capacity power ...>;	pairs per operating point; we
- *						run at the last (highest) one
+ *	busy-cost-data = <capacity power ...>;	pairs per operating point,
+ *						lowest first, capacity rising:
+ *						one pair per OPP of the CPU's
+ *						operating-points-v2 table, or one
+ *						pair (the top OPP: its power is
+ *						then used at every OPP)
  *	idle-cost-data = <power ...>;		core: one per idle state of the
  *						CPU (WFI first); cluster: rail
  *						idle with CPUs in WFI first, rail
@@ -23,13 +27,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kernel/sched/cpufreq.h"
 #include "kernel/sched/idle.h"
 #include "kernel/sched/topology.h"
 
 struct energy_cost {
-	uint32_t busy;
+	uint32_t busy;				/* at the top OPP (the last pair) */
 	uint32_t idle[IDLE_MAX_STATES];
 	int nr_idle;
+	int nr_opps;				/* pairs of busy-cost-data */
+	uint32_t cap_opp[CPUFREQ_MAX_OPPS];
+	uint32_t busy_opp[CPUFREQ_MAX_OPPS];
 };
 
 struct energy_model {
@@ -37,6 +45,15 @@ struct energy_model {
 	struct energy_cost core[TOPO_MAX_CPUS];
 	struct energy_cost rail[IDLE_MAX_RAILS];
 	bool present;
+	/*
+	 * DVFS (energy_model_bind_opps()): busy power at the OPP in effect.
+	 * nr_domains 0: every CPU at its top OPP's power (no DVFS).
+	 */
+	int nr_domains;
+	int8_t cpu_domain[TOPO_MAX_CPUS];	/* -1: none */
+	int8_t domain_rail[CPUFREQ_MAX_DOMAINS];	/* the rail whose CPUs are exactly the domain's, or -1 */
+	int domain_opps[CPUFREQ_MAX_DOMAINS];
+	int domain_first_cpu[CPUFREQ_MAX_DOMAINS];	/* its CPUs share its first CPU's core costs */
 };
 
 /* Residency of everything at one instant: what energy is computed from. */
@@ -45,6 +62,12 @@ struct energy_snapshot {
 	uint64_t cpu_busy_ns[TOPO_MAX_CPUS];
 	uint64_t cpu_state_ns[TOPO_MAX_CPUS][IDLE_MAX_STATES];
 	uint64_t rail_ns[IDLE_MAX_RAILS][3];	/* by enum rail_state */
+	/* DVFS (0 domains without): per domain and OPP, CPUs' busy time summed, time some CPU was busy, time there */
+	int nr_domains;
+	uint64_t dom_cpu_busy_ns[CPUFREQ_MAX_DOMAINS][CPUFREQ_MAX_OPPS];
+	uint64_t dom_busy_ns[CPUFREQ_MAX_DOMAINS][CPUFREQ_MAX_OPPS];
+	uint64_t dom_opp_ns[CPUFREQ_MAX_DOMAINS][CPUFREQ_MAX_OPPS];
+	uint64_t dom_khz_ns[CPUFREQ_MAX_DOMAINS];
 	bool meters_ok;				/* every meter read fine */
 	uint64_t meter_uj[4];			/* by meter index (energy_meter.h) */
 };
@@ -64,7 +87,24 @@ struct energy_report {
  */
 int energy_model_parse_dt(const struct fdt *fdt, const struct topology *topo, const struct cpu_idle *ci,
 			  int nr_rails, struct energy_model *m, char *err, size_t errlen);
-/* Energy used between two snapshots. */
+/*
+ * Bind @m to the frequency domains @fd (after both parsed): each CPU's core
+ * and rail costs must list one pair per OPP of its domain, or one pair.
+ * Returns 0, or -1 with @err naming the cost node.
+ */
+int energy_model_bind_opps(struct energy_model *m, const struct cpufreq_dt *fd, const struct cpu_idle *ci,
+			   const struct rail *rails, char *err, size_t errlen);
+/* Busy power of @c at OPP @opp of a domain of @nr_opps OPPs (the one pair when it lists one). */
+static inline uint32_t energy_busy_at(const struct energy_cost *c, int opp)
+{
+	return c->nr_opps > 1 ? c->busy_opp[opp] : c->busy;
+}
+/*
+ * Energy used between two snapshots. With DVFS, busy energy is each
+ * domain's busy time at each OPP times that OPP's power (exact per
+ * cluster); a CPU's share of its domain's core energy is its share of the
+ * domain's busy time.
+ */
 void energy_compute(const struct energy_model *m, const struct energy_snapshot *from,
 		    const struct energy_snapshot *to, const struct rail *rails, struct energy_report *out);
 

@@ -102,17 +102,30 @@ void pelt_init(struct sched_avg *sa, uint64_t now_ns);
  * "before" is (int64_t)(now_ns - last_update_ns) < 0, so the one
  * subtraction of pelt_update()'s fast path is also the direction test.
  */
-int pelt_update_elapsed(struct sched_avg *sa, uint64_t now_ns, bool runnable, bool running);
+int pelt_update_elapsed(struct sched_avg *sa, uint64_t now_ns, bool runnable, bool running, uint32_t scale);
+
+/*
+ * Frequency invariance: running time counts @scale / PELT_SCALE of itself
+ * (@scale: the CPU's frequency over its top one, cpufreq_scale()), so a
+ * usage ratio is the share of the CPU's top-OPP capacity the entity used,
+ * the same figure at every OPP (Linux's arch_scale_freq_capacity()). Only
+ * usage is scaled; runnable and period are time. Truncated per piece, so
+ * usage_avg_sum <= runnable_avg_sum still holds.
+ */
+static inline uint32_t pelt_scale_units(uint32_t units, uint32_t scale)
+{
+	return scale == PELT_SCALE ? units : (uint32_t)(((uint64_t)units * scale) >> PELT_SCALE_SHIFT);
+}
 
 /* @units whole units that stay inside the current period: each sum grows by what the period does. */
-static inline void pelt_accrue(struct sched_avg *sa, uint32_t units, bool runnable, bool running)
+static inline void pelt_accrue(struct sched_avg *sa, uint32_t units, bool runnable, bool running, uint32_t scale)
 {
 	seqcount_write_begin(&sa->seq);
 	sa->last_update_ns += (uint64_t)units << PELT_UNIT_SHIFT;
 	if (runnable)
 		sa->runnable_avg_sum += units;
 	if (running)
-		sa->usage_avg_sum += units;
+		sa->usage_avg_sum += pelt_scale_units(units, scale);
 	sa->runnable_avg_period += units;
 	sa->period_contrib += units;
 	seqcount_write_end(&sa->seq);
@@ -130,7 +143,8 @@ static inline bool pelt_within_period(const struct sched_avg *sa, uint64_t delta
  * yield, most wake-ups) costs a compare, a stretch inside the current
  * period a few adds inline; only a period boundary (decay) makes a call.
  */
-static inline int pelt_update(struct sched_avg *sa, uint64_t now_ns, bool runnable, bool running)
+static inline int pelt_update_scaled(struct sched_avg *sa, uint64_t now_ns, bool runnable, bool running,
+				     uint32_t scale)
 {
 	uint64_t delta_ns = now_ns - sa->last_update_ns;
 	uint32_t units;
@@ -138,10 +152,16 @@ static inline int pelt_update(struct sched_avg *sa, uint64_t now_ns, bool runnab
 	if (delta_ns < (1u << PELT_UNIT_SHIFT))
 		return 0;
 	if (pelt_within_period(sa, delta_ns, &units)) {
-		pelt_accrue(sa, units, runnable, running);
+		pelt_accrue(sa, units, runnable, running, scale);
 		return 0;
 	}
-	return pelt_update_elapsed(sa, now_ns, runnable, running);
+	return pelt_update_elapsed(sa, now_ns, runnable, running, scale);
+}
+
+/* At the top frequency (or with no DVFS): running time counts in full. */
+static inline int pelt_update(struct sched_avg *sa, uint64_t now_ns, bool runnable, bool running)
+{
+	return pelt_update_scaled(sa, now_ns, runnable, running, PELT_SCALE);
 }
 
 /* val * y^periods, truncated; never more than the exact value. O(1). */

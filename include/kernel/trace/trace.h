@@ -19,6 +19,8 @@
  *                   0..1024; load = weight x runnable, the seeds' load contribution)
  *   sched_pelt_cfs  cpu path load rbl_load util update_time   (the run queue's PELT; load =
  *                   rbl_load: the rq tracks no weight)
+ *   cpu_frequency   state cpu_id      (state: the CPU's new frequency in kHz, one event per CPU of
+ *                   the domain, recorded by the CPU that changed it, as Linux does)
  *   cluster_power   cluster state     (ours: 1 = on, 0 = off)
  *   sched_pack      comm pid prio prev_cpu target_cpu reason   (ours: the placement decision
  *                   of each wake-up; reason = the outcome's name in the policy in force
@@ -51,6 +53,7 @@ void trace_record_sched_wakeup_new(int cpu, const struct task *p, int target_cpu
 void trace_record_sched_migrate(int cpu, const struct task *p, int orig_cpu, int dest_cpu);
 void trace_record_cpu_idle(int cpu, int state);
 void trace_record_cluster_power(int cpu, int cluster, bool on);
+void trace_record_cpu_frequency(int cpu, uint32_t khz);
 void trace_record_sched_waking(int cpu, const struct task *p, int target_cpu);
 void trace_record_pelt_se(const struct task *p);
 void trace_record_pelt_cfs(int cpu, const struct sched_avg *sa);
@@ -84,6 +87,11 @@ static inline void trace_cpu_idle(int cpu, int state)
 {
 	if (trace_on)
 		trace_record_cpu_idle(cpu, state);
+}
+static inline void trace_cpu_frequency(int cpu, uint32_t khz)
+{
+	if (trace_on)
+		trace_record_cpu_frequency(cpu, khz);
 }
 static inline void trace_cluster_power(int cpu, int cluster, bool on)
 {

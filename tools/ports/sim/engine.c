@@ -44,6 +44,8 @@ static uint64_t next_event(const struct sim_cpu *c)
 
 	if (c->state == SIM_WORKING && c->work_end < t)
 		t = c->work_end;
+	if (c->speed_at < t)
+		t = c->speed_at;
 	if (c->state == SIM_OFF || c->state == SIM_RUNNING)
 		return SIM_NEVER;
 	return t;
@@ -105,9 +107,9 @@ void sim_machine_init(int nr_cpus, const uint32_t *capacity)
 
 		c->id = i;
 		c->capacity = capacity[i];
-		c->speed = sim_cfg.uniform_speed ? 1024u : capacity[i];
+		c->speed = c->base_speed = sim_cfg.uniform_speed ? 1024u : capacity[i];
 		c->speed_mult = ((1024ull << 32) + c->speed - 1) / c->speed;
-		c->timer_at = c->ipi_at = c->work_end = SIM_NEVER;
+		c->timer_at = c->ipi_at = c->work_end = c->speed_at = SIM_NEVER;
 		c->state = SIM_OFF;
 		c->key = SIM_NEVER;
 		c->irq_masked = true;
@@ -340,6 +342,33 @@ void sim_busy_until(uint64_t t)
 	}
 }
 
+void sim_set_speed_at(int cpu, uint32_t scale, uint64_t at)
+{
+	struct sim_cpu *c = &sim_cpus[cpu];
+	uint32_t speed = (uint32_t)((uint64_t)c->base_speed * scale / 1024);
+
+	c->next_speed = speed ? speed : 1;
+	c->speed_at = at;
+	if (c != sim_cur || c->state != SIM_RUNNING)
+		heap_fix(cpu);
+}
+
+/*
+ * A DVFS change fell due on @c (not running): the new speed from
+ * max(speed_at, its clock); work in progress takes the rest of its time at
+ * that speed.
+ */
+static void apply_speed(struct sim_cpu *c)
+{
+	uint64_t at = c->speed_at > c->now ? c->speed_at : c->now;
+
+	if (c->state == SIM_WORKING && c->work_end > at)
+		c->work_end = at + (c->work_end - at) * c->speed / c->next_speed;
+	c->speed = c->next_speed;
+	c->speed_mult = ((1024ull << 32) + c->speed - 1) / c->speed;
+	c->speed_at = SIM_NEVER;
+}
+
 bool sim_run(uint64_t until_ns)
 {
 	while (!stop_requested) {
@@ -351,6 +380,12 @@ bool sim_run(uint64_t until_ns)
 			return false;
 		if (t > until_ns)
 			return true;
+		if (t == c->speed_at) {
+			/* Only the clock changes speed: the CPU itself is not woken. */
+			apply_speed(c);
+			heap_fix(cpu);
+			continue;
+		}
 		if (c->now < t)
 			c->now = t;
 		latch(c);

@@ -34,6 +34,9 @@ struct sim_cpu {
 	uint32_t capacity;		/* the DT's capacity-dmips-mhz (1024 scale) */
 	uint32_t speed;			/* how fast it runs work: capacity, or 1024 (--speed=uniform) */
 	uint64_t speed_mult;		/* 2^32 * 1024 / speed, rounded up */
+	uint32_t base_speed;		/* speed at the top OPP (DVFS scales it) */
+	uint32_t next_speed;		/* a DVFS change on its way: speed from speed_at on */
+	uint64_t speed_at;		/* SIM_NEVER: none */
 	uint64_t now;			/* its clock, ns */
 	enum sim_cpu_state state;
 	uint64_t work_end;		/* SIM_WORKING: when the work is done */
@@ -57,6 +60,15 @@ struct sim_config {
 };
 
 extern struct sim_config sim_cfg;
+/*
+ * DVFS (the simulator's cpufreq back end, cpufreq_sim.c): from @at on, CPU
+ * @cpu runs work at @scale / 1024 of its top-OPP speed; work in progress
+ * then takes the rest of its time at the new speed. The change is applied by
+ * the event loop at max(@at, the CPU's clock), never by waking the CPU.
+ */
+void sim_set_speed_at(int cpu, uint32_t scale, uint64_t at);
+struct cpufreq_backend;
+extern const struct cpufreq_backend sim_cpufreq_backend;
 /* The kernel's measured costs (costs.c); --overheads=off zeroes them by not charging. */
 void sim_cfg_defaults(void);
 extern struct sim_cpu *sim_cpus;

@@ -1,0 +1,363 @@
+/*
+ * The cpufreq core: the frequency domains read from the DT, the governor
+ * table, OPP changes (back end, per-CPU scale, residency, trace) and the
+ * scheduler's hook. See include/kernel/sched/cpufreq.h.
+ */
+#include "kernel/sched/cpufreq.h"
+
+#include <stdint.h>
+#include <string.h>
+
+#include "arch/barrier.h"
+#include "arch/cpu.h"
+#include "arch/timer.h"
+#include "arch/spinlock.h"
+#include "kernel/lib/format.h"
+#include "kernel/lib/panic.h"
+#include "kernel/lib/printk.h"
+#include "kernel/sched/energy.h"
+#include "kernel/sched/idle.h"
+#include "kernel/sched/sched.h"
+#include "kernel/trace/trace.h"
+
+static struct cpufreq_dt dt;
+uint32_t cpufreq_scale_of[TOPO_MAX_CPUS];
+bool cpufreq_enabled;
+uint64_t cpufreq_idle_calls[TOPO_MAX_CPUS];
+
+/* --- back ends --- */
+
+static int set_none(struct freq_domain *d, int opp)
+{
+	(void)d;
+	(void)opp;
+	return 0;
+}
+
+/* Nothing changes speed (QEMU): the governor and the accounting run, time does not stretch. */
+static const struct cpufreq_backend backend_none = {
+	.name = "none",
+	.scales_time = false,
+	.set = set_none,
+};
+static const struct cpufreq_backend *backend = &backend_none;
+
+void cpufreq_set_backend(const struct cpufreq_backend *b)
+{
+	KASSERT(b && b->name && b->set);
+	backend = b;
+}
+
+const struct cpufreq_backend *cpufreq_backend(void)
+{
+	return backend;
+}
+
+/* --- governors: the linked table, sorted by rank then name on first use --- */
+
+/* GNU ld defines __start_/__stop_<section> for a section named as a C identifier. */
+extern const struct cpufreq_governor_entry __start_cpufreq_governors[], __stop_cpufreq_governors[];	/* NOLINT(bugprone-reserved-identifier) */
+
+#define MAX_GOVERNORS 8
+static const struct cpufreq_governor *govs[MAX_GOVERNORS];
+static int nr_govs = -1;
+
+static void gov_table_init(void)
+{
+	const struct cpufreq_governor_entry *sorted[MAX_GOVERNORS];
+	size_t nr = ((uintptr_t)__stop_cpufreq_governors - (uintptr_t)__start_cpufreq_governors) /
+		    sizeof(struct cpufreq_governor_entry);
+	int n = 0;
+
+	for (size_t k = 0; k < nr; k++) {
+		const struct cpufreq_governor_entry *e = &__start_cpufreq_governors[k];
+		int i = n;
+
+		if (n == MAX_GOVERNORS)
+			panic("cpufreq: more than %d governors linked", MAX_GOVERNORS);
+		if (!e->gov || !e->gov->name || !e->gov->start)
+			panic("cpufreq: a governor breaks include/kernel/sched/cpufreq.h's contract (name, start)");
+		for (; i > 0 && (e->rank < sorted[i - 1]->rank ||
+				 (e->rank == sorted[i - 1]->rank && strcmp(e->gov->name, sorted[i - 1]->gov->name) < 0));
+		     i--)
+			sorted[i] = sorted[i - 1];
+		sorted[i] = e;
+		n++;
+	}
+	for (int i = 0; i < n; i++)
+		govs[i] = sorted[i]->gov;
+	nr_govs = n;
+}
+
+const struct cpufreq_governor *cpufreq_governor_at(int i)
+{
+	if (__builtin_expect(nr_govs < 0, 0))
+		gov_table_init();
+	return i >= 0 && i < nr_govs ? govs[i] : NULL;
+}
+
+const struct cpufreq_governor *cpufreq_governor_find(const char *name)
+{
+	const struct cpufreq_governor *g;
+
+	for (int i = 0; (g = cpufreq_governor_at(i)) != NULL; i++)
+		if (strcmp(g->name, name) == 0)
+			return g;
+	return NULL;
+}
+
+const char *cpufreq_governor_list(char *buf, size_t size)
+{
+	const struct cpufreq_governor *g;
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; (g = cpufreq_governor_at(i)) != NULL; i++)
+		n += (size_t)ksnprintf(buf + (n < size ? n : size), n < size ? size - n : 0, "%s%s", i ? ", " : "",
+				       g->name);
+	return buf;
+}
+
+/* --- domains --- */
+
+int cpufreq_nr_domains(void)
+{
+	return dt.nr_domains;
+}
+
+struct freq_domain *cpufreq_domain(int i)
+{
+	return i >= 0 && i < dt.nr_domains ? &dt.dom[i] : NULL;
+}
+
+struct freq_domain *cpufreq_domain_of(int cpu)
+{
+	if (cpu < 0 || cpu >= TOPO_MAX_CPUS || dt.cpu_domain[cpu] < 0)
+		return NULL;
+	return &dt.dom[dt.cpu_domain[cpu]];
+}
+
+int cpufreq_opp_at_least(const struct freq_domain *d, uint32_t khz)
+{
+	for (int i = 0; i < d->nr_opps; i++)
+		if (d->khz[i] >= khz)
+			return i;
+	return d->nr_opps - 1;
+}
+
+int cpufreq_opp_exact(const struct freq_domain *d, uint32_t khz)
+{
+	for (int i = 0; i < d->nr_opps; i++)
+		if (d->khz[i] == khz)
+			return i;
+	return -1;
+}
+
+/* Close @d's residency and busy-by-OPP stretches at @now. d->lock held. */
+static void account(struct freq_domain *d, uint64_t now)
+{
+	if (now > d->opp_since_ns) {
+		uint64_t dt_ns = now - d->opp_since_ns;
+
+		d->opp_ns[d->cur] += dt_ns;
+		d->khz_ns += (uint64_t)d->khz[d->cur] * dt_ns;
+		d->opp_since_ns = now;
+	}
+	if (now > d->acct_since_ns) {
+		uint64_t dt_ns = now - d->acct_since_ns;
+
+		d->cpu_busy_opp_ns[d->cur] += (uint64_t)d->nr_busy * dt_ns;
+		if (d->nr_busy)
+			d->busy_opp_ns[d->cur] += dt_ns;
+		d->acct_since_ns = now;
+	}
+}
+
+int cpufreq_set_opp_locked(struct freq_domain *d, int opp, uint64_t now)
+{
+	uint32_t scale;
+	int rc, cpu;
+
+	KASSERT(opp >= 0 && opp < d->nr_opps);
+	if (opp == d->cur)
+		return 0;
+	if (backend->busy && backend->busy(d))
+		return -16;	/* EBUSY: the last transition is still under way */
+	rc = backend->set(d, opp);
+	if (rc < 0)
+		return rc;
+	account(d, now);
+	d->requested = opp;
+	WRITE_ONCE(d->cur, opp);
+	d->last_change_ns = now;
+	d->nr_transitions++;
+	scale = (uint32_t)((uint64_t)d->khz[opp] * CPUFREQ_SCALE / d->khz[d->nr_opps - 1]);
+	for (cpu = cpumask_first(&d->cpus); cpu >= 0 && cpu < sched_topo.nr_cpus; cpu++)
+		if (cpumask_test(&d->cpus, cpu)) {
+			WRITE_ONCE(cpufreq_scale_of[cpu], scale);
+			trace_cpu_frequency(cpu, d->khz[opp]);
+		}
+	return 0;
+}
+
+int cpufreq_set_opp(struct freq_domain *d, int opp, uint64_t now)
+{
+	unsigned long flags = spin_lock_irqsave(&d->lock);
+	int rc = cpufreq_set_opp_locked(d, opp, now);
+
+	spin_unlock_irqrestore(&d->lock, flags);
+	return rc;
+}
+
+int cpufreq_set_governor(struct freq_domain *d, const struct cpufreq_governor *g, uint64_t now)
+{
+	unsigned long flags = spin_lock_irqsave(&d->lock);
+	int rc;
+
+	d->gov = g;
+	memset(d->gov_data, 0, sizeof(d->gov_data));
+	rc = cpufreq_set_opp_locked(d, g->start(d), now);
+	spin_unlock_irqrestore(&d->lock, flags);
+	return rc;
+}
+
+void cpufreq_cpu_busy(int cpu, bool busy, uint64_t now)
+{
+	struct freq_domain *d = cpufreq_domain_of(cpu);
+	unsigned long flags;
+
+	if (!d)
+		return;
+	flags = spin_lock_irqsave(&d->lock);
+	if (busy != cpumask_test(&d->busy, cpu)) {
+		account(d, now);
+		if (busy) {
+			cpumask_set(&d->busy, cpu);
+			d->nr_busy++;
+		} else {
+			cpumask_clear_cpu(&d->busy, cpu);
+			d->nr_busy--;
+			cpufreq_idle_calls[cpu]++;
+		}
+	}
+	spin_unlock_irqrestore(&d->lock, flags);
+}
+
+void cpufreq_busy_residency(struct freq_domain *d, uint64_t now, uint64_t *cpu_busy_ns, uint64_t *busy_ns,
+			    uint64_t *opp_ns, uint64_t *khz_ns)
+{
+	unsigned long flags = spin_lock_irqsave(&d->lock);
+
+	account(d, now);
+	if (cpu_busy_ns)
+		memcpy(cpu_busy_ns, d->cpu_busy_opp_ns, sizeof(d->cpu_busy_opp_ns));
+	if (busy_ns)
+		memcpy(busy_ns, d->busy_opp_ns, sizeof(d->busy_opp_ns));
+	if (opp_ns)
+		memcpy(opp_ns, d->opp_ns, sizeof(d->opp_ns));
+	if (khz_ns)
+		*khz_ns = d->khz_ns;
+	spin_unlock_irqrestore(&d->lock, flags);
+}
+
+void cpufreq_update_slow(int cpu, uint64_t now, enum cpufreq_event ev)
+{
+	struct freq_domain *d = cpufreq_domain_of(cpu);
+	int opp;
+
+	if (!d || !d->gov->update)
+		return;
+	opp = d->gov->update(d, cpu, now, ev);
+	if (opp < 0 || opp == READ_ONCE(d->cur))
+		return;
+	spin_lock(&d->lock);
+	if (d->gov->update)	/* still a governor that decides (not switched meanwhile) */
+		cpufreq_set_opp_locked(d, opp, now);
+	spin_unlock(&d->lock);
+}
+
+void cpufreq_init_dt(const struct fdt *fdt)
+{
+	uint64_t now = arch_now_ns();
+	char err[160];
+
+	for (int cpu = 0; cpu < TOPO_MAX_CPUS; cpu++)
+		cpufreq_scale_of[cpu] = CPUFREQ_SCALE;
+	if (cpufreq_parse_dt(fdt, &sched_topo, &dt, err, sizeof(err)) < 0)
+		panic("dtb: %s", err);
+	cpufreq_enabled = false;
+	for (int i = 0; i < dt.nr_domains; i++) {
+		struct freq_domain *d = &dt.dom[i];
+
+		d->lock = (spinlock_t)SPINLOCK_INIT;
+		d->opp_since_ns = d->acct_since_ns = now;
+		d->gov = &cpufreq_gov_performance;
+		d->cur = d->requested = cpufreq_gov_performance.start(d);
+		/* The boot CPU runs; the others count from when they come online (cpufreq_cpu_busy). */
+		if (cpumask_test(&d->cpus, arch_cpu_id())) {
+			cpumask_set(&d->busy, arch_cpu_id());
+			d->nr_busy = 1;
+		}
+		if (d->nr_opps > 1)
+			cpufreq_enabled = true;
+	}
+}
+
+const struct cpufreq_dt *cpufreq_table(void)
+{
+	return &dt;
+}
+
+/* Energy per unit of work at @opp of @d: (core + rail busy power) / capacity, x 1024. */
+static uint64_t work_cost(const struct energy_model *m, const struct freq_domain *d, int opp)
+{
+	const struct energy_cost *core = &m->core[d->first_cpu];
+	const struct energy_cost *rail = &m->rail[cpu_idle_of(d->first_cpu)->rail];
+	uint32_t cap = core->nr_opps > 1 ? core->cap_opp[opp]
+					 : (uint32_t)((uint64_t)core->cap_opp[0] * d->khz[opp] / d->khz[d->nr_opps - 1]);
+
+	return ((uint64_t)energy_busy_at(core, opp) + energy_busy_at(rail, opp)) * 1024 / (cap ? cap : 1);
+}
+
+void cpufreq_model_ready(const struct energy_model *m)
+{
+	for (int i = 0; i < dt.nr_domains; i++) {
+		struct freq_domain *d = &dt.dom[i];
+		uint64_t best = UINT64_MAX;
+
+		/*
+		 * Linux's cpufreq_policy_transition_delay_us(): 1000 x the
+		 * transition latency, at most 10 ms; 1 ms when none is given.
+		 */
+		d->rate_limit_ns = d->latency_ns ? (d->latency_ns > 10000 ? 10000000u : d->latency_ns * 1000u)
+						 : 1000000u;
+		/* From the top down: an OPP is inefficient when a higher one costs less per unit of work. */
+		for (int o = d->nr_opps - 1; o >= 0; o--) {
+			uint64_t c = m->present && m->nr_domains ? work_cost(m, d, o) : 0;
+
+			d->inefficient[o] = m->present && m->nr_domains && c > best;
+			if (c < best)
+				best = c;
+		}
+	}
+}
+
+void cpufreq_governor_from_arg(const char *arg, const char *who)
+{
+	const struct cpufreq_governor *g;
+	char names[96];
+
+	if (!arg)
+		return;
+	g = cpufreq_governor_find(arg);
+	if (!g) {
+		kprintf("%s: error: unknown cpufreq governor '%s' (valid: %s); using performance\n", who, arg,
+			cpufreq_governor_list(names, sizeof(names)));
+		return;
+	}
+	if (dt.nr_domains == 0)
+		kprintf("%s: cpufreq=%s: the DT has no operating-points-v2 tables; every CPU stays at its one OPP\n",
+			who, arg);
+	for (int i = 0; i < dt.nr_domains; i++)
+		cpufreq_set_governor(&dt.dom[i], g, arch_now_ns());
+}
