@@ -8,6 +8,7 @@ import sys
 import tempfile
 
 from qemulib import ROOT, boot
+from simlib import sim
 
 TOOL = os.path.join(ROOT, "tools", "trace2json")
 CPUS_PID, CLUSTERS_PID, CLUSTERS_TID = 1, 2, 1000
@@ -169,6 +170,39 @@ def test_fixture_file_stdin_and_output_file():
         assert rc == 0 and out.startswith("trace2json: 13 events") and os.path.getsize(js) > 0, (rc, out, err)
 
 
+# Frequency changes as the kernel records them: the CPU that changed its domain's
+# OPP logs one cpu_frequency per CPU of the domain (Linux's order), whoever runs.
+FREQ_FIXTURE = """# tracer: nop
+          <idle>-0     [002]     0.002501: cpu_frequency: state=800000 cpu_id=2
+          <idle>-0     [002]     0.002501: cpu_frequency: state=800000 cpu_id=3
+         spawned-2     [002]     0.013201: cpu_frequency: state=1000000 cpu_id=2
+         spawned-2     [002]     0.013201: cpu_frequency: state=1000000 cpu_id=3
+          <idle>-0     [000]     0.402501: cpu_frequency: state=1200000 cpu_id=0
+# end of trace: 5 events
+"""
+
+
+def freq(ts, cpu, khz):
+    return {"name": "cpu %d freq" % cpu, "cat": "counter", "ph": "C", "ts": ts, "pid": 3, "tid": CLUSTERS_TID,
+            "args": {"khz": khz}}
+
+
+def test_cpu_frequency_is_a_counter_per_cpu_id():
+    events, err = convert(FREQ_FIXTURE)
+    assert err == "", err
+    check_layout(events)
+    # One track per cpu_id (not per recording CPU), from its first change on.
+    assert timed(events) == [freq(2501.0, 2, 800000), freq(2501.0, 3, 800000), freq(13201.0, 2, 1000000),
+                             freq(13201.0, 3, 1000000), freq(402501.0, 0, 1200000)], timed(events)
+    assert {"name": "process_name", "ph": "M", "pid": 3, "tid": CLUSTERS_TID, "args": {"name": "Counters"}} in events
+    # --check takes them as events of their own (none skipped, no problem), on the recording CPU.
+    rc, out, err = trace2json("--check", stdin=FREQ_FIXTURE)
+    assert rc == 0 and err == "", (rc, err)
+    assert out == "trace2json: 5 events (cpu0=1 cpu2=4), 0.002501 .. 0.402501 s, 0 tasks: -, ok\n", out
+    rc, out, err = trace2json("--check", stdin=FREQ_FIXTURE.replace("state=1200000", "state=0"))
+    assert rc == 1 and "<stdin>:6: cpu0: cpu_frequency state=0 for cpu_id=0" in err, (rc, err)
+
+
 def test_overwritten_events_warn_and_start_late():
     text = """# tracer: nop
 # cpu1: 5 oldest events overwritten
@@ -327,6 +361,7 @@ LISA_SWITCH = re.compile(r"prev_comm=(?P<prev_comm>.+?) +prev_pid=(?P<prev_pid>\
 LISA_FIELDS = {
     "sched_wakeup": ["comm", "pid", "prio", "target_cpu"], "sched_waking": ["comm", "pid", "prio", "target_cpu"],
     "sched_wakeup_new": ["comm", "pid", "prio", "target_cpu"], "cpu_idle": ["cpu_id", "state"],
+    "cpu_frequency": ["cpu_id", "state"],
     "sched_migrate_task": ["comm", "dest_cpu", "orig_cpu", "pid", "prio"],
     "sched_pelt_se": ["comm", "cpu", "load", "path", "pid", "rbl_load", "util", "update_time"],
     "sched_pelt_cfs": ["cpu", "load", "path", "rbl_load", "util", "update_time"],
@@ -344,7 +379,9 @@ def trace_lines(out):
 
 
 def test_dump_lines_read_by_perfetto_and_lisa_with_every_event():
-    r = boot("qemu-tc2", run="trace start; rtapp add a i=3 l=15 r400,l0,s300,u0,s1500; rtapp add b l=30 R200,s700; "
+    # schedutil: the OPPs change as the tasks start (cpu_frequency events).
+    r = boot("qemu-tc2", append="cpufreq=schedutil",
+             run="trace start; rtapp add a i=3 l=15 r400,l0,s300,u0,s1500; rtapp add b l=30 R200,s700; "
              "rtapp run 0; trace dump", timeout=120)
     assert r.status == 0, r
     lines = trace_lines(r.output)
@@ -373,7 +410,7 @@ def test_dump_lines_read_by_perfetto_and_lisa_with_every_event():
             kv = dict(t.split("=", 1) for t in args.split(" "))
             assert list(kv) == [k for k in re.findall(r"(\w+)=", args)], l
     for ev in ("sched_switch", "sched_waking", "sched_wakeup", "sched_wakeup_new", "cpu_idle", "sched_pelt_se",
-               "sched_pelt_cfs", "sched_pack", "tracing_mark_write", "cluster_power"):
+               "sched_pelt_cfs", "sched_pack", "tracing_mark_write", "cluster_power", "cpu_frequency"):
         assert names.get(ev), (ev, names)
     # Every sched_wakeup of a sleeping task follows its sched_waking (Linux's order).
     waking = [re.search(r"\] +([\d.]+): sched_waking: .* pid=(\d+) ", l) for l in lines if ": sched_waking: " in l]
@@ -394,6 +431,11 @@ def test_dump_lines_read_by_perfetto_and_lisa_with_every_event():
     check_layout(events)
     tracks = {e["name"] for e in events if e["ph"] == "C" and e["cat"] == "counter"}
     assert {"energy", "energy_c0", "energy_c1"} <= tracks and any(t.startswith("util a-") for t in tracks), tracks
+    # A frequency track for each CPU the dump changed, its last value the dump's last for that CPU.
+    dump_freq = {int(c): int(k) for k, c in re.findall(r"cpu_frequency: state=(\d+) cpu_id=(\d+)$", r.output, re.M)}
+    json_freq = {int(e["name"].split()[1]): e["args"]["khz"] for e in events
+                 if e["ph"] == "C" and re.fullmatch(r"cpu \d+ freq", e["name"])}
+    assert dump_freq and json_freq == dump_freq, (json_freq, dump_freq)
     assert any(e["name"] == "sched_waking" for e in events), "no sched_waking instants"
 
 
@@ -434,11 +476,13 @@ def by_time(events):
 
 
 def test_trace2dat_is_read_back_by_trace_cmd_report_event_for_event():
-    r = boot("qemu-tc2", run="trace start; rtapp add a i=3 l=20 r300,l0,s200,u0,t2000:u0; rtapp add b l=40 R100,s900; "
+    r = boot("qemu-tc2", append="cpufreq=schedutil",
+             run="trace start; rtapp add a i=3 l=20 r300,l0,s200,u0,t2000:u0; rtapp add b l=40 R100,s900; "
              "rtapp run 0; trace dump", timeout=120)
     assert r.status == 0, r
     want = dump_events(r.output)
     assert len(want) > 500, len(want)
+    assert any(e[4] == "cpu_frequency" for e in want), "no cpu_frequency in the dump"
     with tempfile.TemporaryDirectory() as d:
         dat = os.path.join(d, "trace.dat")
         p = subprocess.run([sys.executable, DAT, "-", dat], input=r.output, capture_output=True, text=True,
@@ -462,8 +506,57 @@ def test_trace2dat_is_read_back_by_trace_cmd_report_event_for_event():
         # Its event list names ours.
         ev = subprocess.run(["trace-cmd", "report", "-N", "-E", dat], capture_output=True, text=True, timeout=60)
         for name in ("sched:sched_switch", "sched:sched_waking", "sched:sched_pelt_se", "power:cpu_idle",
-                     "pack:sched_pack", "ftrace:print"):
+                     "power:cpu_frequency", "pack:sched_pack", "ftrace:print"):
             assert name in ev.stdout, (name, ev.stdout[:500])
+
+
+def trace2dat_report(text, d):
+    """(trace2dat's .dat of @text, `trace-cmd report -N` of it)."""
+    dat = os.path.join(d, "trace.dat")
+    p = subprocess.run([sys.executable, DAT, "-", dat], input=text, capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0 and p.stderr == "", p.stderr
+    rep = subprocess.run(["trace-cmd", "report", "-N", dat], capture_output=True, text=True, timeout=120)
+    assert rep.returncode == 0, rep.stderr
+    return dat, rep.stdout
+
+
+def test_schedutil_frequencies_from_the_simulator_in_trace_dat_and_json():
+    """The simulator's schedutil steps both clusters' OPPs: trace-cmd reads the
+    cpu_frequency events back one for one (Linux's power:cpu_frequency format) and
+    trace2json plots them as a counter track per CPU."""
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "dump.txt")
+        p = sim("qemu-tc2", "spawn 1 300; sleep 400", "--governor=schedutil", "--trace=" + path)
+        assert p.returncode == 0, p.stderr
+        text = open(path).read()
+        want = dump_events(text)
+        freqs = [(e[3], int(re.search(r"cpu_id=(\d+)", e[5]).group(1)), int(re.search(r"state=(\d+)", e[5]).group(1)))
+                 for e in want if e[4] == "cpu_frequency"]
+        # Every CPU of both clusters, and a domain that stepped up more than once.
+        assert {c for _, c, _ in freqs} == set(range(5)), freqs
+        assert len({k for _, c, k in freqs if c == 2}) >= 3, freqs
+        dat, report = trace2dat_report(text, d)
+        got = report_events(report)
+        assert len(got) == len(want), (len(got), len(want))
+        bad = [(w, g) for w, g in zip(by_time(want), by_time(got)) if w != g]
+        assert not bad, bad[:5]
+        assert sum(1 for e in got if e[4] == "cpu_frequency") == len(freqs), report[:2000]
+        fmt = subprocess.run(["trace-cmd", "dump", "--events", dat], capture_output=True, text=True, timeout=60)
+        m = re.search(r"^name: cpu_frequency\nID: \d+\nformat:\n(.*?)\n\nprint fmt: ([^\n]*)$", fmt.stdout,
+                      re.M | re.S)
+        assert m, fmt.stdout[-2000:]
+        assert re.findall(r"field:(.*?);\toffset:(\d+);\tsize:(\d+);\tsigned:(\d+);", m.group(1))[4:] == [
+            ("u32 state", "8", "4", "0"), ("u32 cpu_id", "12", "4", "0")], m.group(1)
+        assert m.group(2) == ('"state=%lu cpu_id=%lu", (unsigned long)REC->state, '
+                              '(unsigned long)REC->cpu_id'), m.group(2)
+    events, err = convert(text)
+    check_layout(events)
+    got = [(e["ts"], int(e["name"].split()[1]), e["args"]["khz"]) for e in events
+           if e["ph"] == "C" and re.fullmatch(r"cpu \d+ freq", e["name"])]
+    assert got == [(float(ts.replace(".", "")), c, k) for ts, c, k in freqs], got
+    # --check has nothing to say about them (the simulator's cluster_power may draw its own remarks).
+    rc, out, err = trace2json("--check", stdin=text)
+    assert "other events skipped" not in out and "freq" not in err, (out, err)
 
 
 def test_trace2dat_bad_input_exits_2_with_one_line():
