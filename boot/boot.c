@@ -15,6 +15,7 @@
 #include "drivers/console.h"
 #include "drivers/gic.h"
 #include "drivers/psci.h"
+#include "drivers/tc2_spc.h"
 #include "drivers/timer.h"
 #include "drivers/vexpress.h"
 #include "kernel/lib/cmdline.h"
@@ -271,6 +272,8 @@ void boot_main(uintptr_t dtb)
 	smp_init_dt(&fdt);
 	parse_sched_bootargs();
 	kernel_init_dt(&fdt, smp_nr_cpus(), bootargs_get(&bootargs, "pack"));
+	if (cpufreq_spc_init(&fdt) < 0)	/* TC2's SPC changes the clocks; none found: nothing does (QEMU) */
+		kprintf("cpufreq: SPC back end failed; frequencies change in the accounting only\n");
 	cpufreq_governor_from_arg(bootargs_get(&bootargs, "cpufreq"), "bootargs");
 	sched_init_cpu(0);
 	sched_cpu_online(0);

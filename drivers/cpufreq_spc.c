@@ -26,14 +26,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/*
- * Built once the cpufreq core (kernel/sched/cpufreq.c) is in the tree: until
- * then include/kernel/sched/cpufreq.h does not compile (it names
- * "kernel/sync/spinlock.h"; spinlock_t is in arch/spinlock.h) and nothing
- * provides cpufreq_set_backend(). Remove this guard with the core's commit.
- */
-#if __has_include("../kernel/sched/cpufreq.c")
-
 #include "arch/arm.h"
 #include "arch/smp.h"
 #include "arch/timer.h"
@@ -177,4 +169,3 @@ int cpufreq_spc_init(const struct fdt *fdt)
 	return 1;
 }
 
-#endif /* the cpufreq core is in the tree */

@@ -70,9 +70,9 @@ static void stats(void)
 
 	for (int i = 0; i < cpufreq_nr_domains(); i++) {
 		struct freq_domain *d = cpufreq_domain(i);
-		uint64_t opp_ns[CPUFREQ_MAX_OPPS];
+		uint64_t opp_ns[CPUFREQ_MAX_OPPS], khz_ns;
 
-		cpufreq_busy_residency(d, now, NULL, NULL, opp_ns, NULL);
+		cpufreq_residency(d, now, opp_ns, &khz_ns);
 		kprintf("cluster%d transitions=%llu", d->cluster, (unsigned long long)d->nr_transitions);
 		for (int o = 0; o < d->nr_opps; o++)
 			kprintf(" %u:%llu", (unsigned)d->khz[o], (unsigned long long)(opp_ns[o] / NSEC_PER_USEC));
@@ -84,7 +84,6 @@ static int set_governor(int argc, char **argv)
 {
 	const struct cpufreq_governor *g;
 	struct freq_domain *only = NULL;
-	char names[96];
 
 	if (argc < 3 || argc > 4) {
 		kprintf("error: cpufreq: usage: cpufreq governor <name> [cluster<k>]\n");
@@ -92,6 +91,8 @@ static int set_governor(int argc, char **argv)
 	}
 	g = cpufreq_governor_find(argv[2]);
 	if (!g) {
+		char names[96];
+
 		kprintf("error: cpufreq: unknown governor '%s' (valid: %s)\n", argv[2],
 			cpufreq_governor_list(names, sizeof(names)));
 		return 1;

@@ -94,7 +94,7 @@ static inline void rq_avg_sync(struct rq *rq, uint64_t now)
 
 	if (running == rq->avg_running && runnable == rq->avg_runnable)
 		return;
-	pelt_update_scaled(&rq->avg, now, rq->avg_runnable, rq->avg_running, cpufreq_scale(rq->cpu));
+	pelt_update_scaled(&rq->avg, now, rq->avg_runnable, rq->avg_running, rq->freq_scale);
 	rq->avg_runnable = runnable;
 	rq->avg_running = running;
 	trace_pelt_cfs(rq->cpu, &rq->avg);
@@ -102,9 +102,10 @@ static inline void rq_avg_sync(struct rq *rq, uint64_t now)
 		cpufreq_update(rq->cpu, now, CPUFREQ_DEQUEUE);
 }
 
-static void update_task_avg(struct task *p, uint64_t now, bool runnable, bool running)
+/* @scale: the frequency scale of the CPU it ran on when @running (rq->freq_scale), else any. */
+static void update_task_avg(struct task *p, uint64_t now, bool runnable, bool running, uint32_t scale)
 {
-	pelt_update_scaled(&p->se.avg, now, runnable, running, cpufreq_scale(p->cpu));
+	pelt_update_scaled(&p->se.avg, now, runnable, running, scale);
 	trace_pelt_se(p);
 }
 
@@ -251,14 +252,14 @@ void sched_tick(void)
 	spin_lock(&rq->lock);
 	rq->clock = now;
 	rq->ticks++;
-	pelt_update_scaled(&rq->avg, now, rq->avg_runnable, rq->avg_running, cpufreq_scale(rq->cpu));
+	pelt_update_scaled(&rq->avg, now, rq->avg_runnable, rq->avg_running, rq->freq_scale);
 	trace_pelt_cfs(rq->cpu, &rq->avg);
 	if (rq->avg_rt_running)	/* else it only decays: brought up to date when read or when RT runs */
-		pelt_update_scaled(&rq->avg_rt, now, true, true, cpufreq_scale(rq->cpu));
+		pelt_update_scaled(&rq->avg_rt, now, true, true, rq->freq_scale);
 	cpufreq_update(rq->cpu, now, CPUFREQ_TICK);
 	KASSERT_DEBUG((rq->nr_running >= 2) == cpumask_test(&sched_overloaded, rq->cpu));
 	if (!rq->curr->is_idle) {
-		update_task_avg(rq->curr, now, true, true);
+		update_task_avg(rq->curr, now, true, true, rq->freq_scale);
 		sched_class_call(rq->curr->sched_class, tick, rq, rq->curr, now);
 	}
 	starving = debug_tick_locked(rq, now, &starved);
@@ -385,7 +386,7 @@ static void activate(struct rq *rq, struct task *p, int flags)
 {
 	KASSERT_DEBUG(!p->on_rq && p->cpu == rq->cpu);
 	/* Woken: it slept until now. New or moved: it was waiting to run. */
-	update_task_avg(p, rq->clock, !(flags & ENQ_WAKEUP), false);
+	update_task_avg(p, rq->clock, !(flags & ENQ_WAKEUP), false, PELT_SCALE);
 	if (!rq->curr->is_idle)
 		sched_class_call(rq->curr->sched_class, update_curr, rq, rq->clock);
 	enqueue_task(rq, p, flags);
@@ -406,7 +407,7 @@ void migrate_task_locked(struct task *p, struct rq *src, struct rq *dst)
 	uint64_t now = arch_now_ns();
 
 	KASSERT(p->on_rq && p->cpu == src->cpu && src->curr != p && task_allowed_on(p, dst->cpu));
-	update_task_avg(p, now, true, false);
+	update_task_avg(p, now, true, false, PELT_SCALE);
 	dequeue_task(src, p, DEQ_MIGRATE);
 	rq_avg_sync(src, now);
 	p->on_rq = false;
@@ -425,7 +426,7 @@ static void rq_avg_rt_sync(struct rq *rq, const struct task *next, uint64_t now)
 
 	if (rt == rq->avg_rt_running)
 		return;
-	pelt_update_scaled(&rq->avg_rt, now, rq->avg_rt_running, rq->avg_rt_running, cpufreq_scale(rq->cpu));
+	pelt_update_scaled(&rq->avg_rt, now, rq->avg_rt_running, rq->avg_rt_running, rq->freq_scale);
 	rq->avg_rt_running = rt;
 }
 
@@ -451,7 +452,7 @@ static void schedule_locked(struct rq *rq)
 	rq->clock = now;
 	debug_schedule(rq, now);
 	if (!prev_idle) {
-		update_task_avg(prev, now, true, true);
+		update_task_avg(prev, now, true, true, rq->freq_scale);
 		sched_class_call(prev->sched_class, update_curr, rq, now);
 		if (prev->state != TASK_RUNNABLE) {
 			dequeue_task(rq, prev, DEQ_SLEEP);
@@ -473,7 +474,7 @@ static void schedule_locked(struct rq *rq)
 	if (next == prev)
 		return;
 	if (!next->is_idle)
-		update_task_avg(next, now, true, false);	/* it was waiting */
+		update_task_avg(next, now, true, false, PELT_SCALE);	/* it was waiting */
 	if (prev->sched_class != next->sched_class)
 		rq_avg_rt_sync(rq, next, now);
 	if (prev_idle) {
@@ -1001,6 +1002,7 @@ void sched_init(int cpus)
 		rq->tick_skew_ns = (uint32_t)(tick_ns / 2 / (uint64_t)cpus * (uint64_t)cpu);
 		pelt_init(&rq->avg, 0);
 		pelt_init(&rq->avg_rt, 0);
+		rq->freq_scale = PELT_SCALE;
 		for (int i = 0; i < sched_nr_classes; i++)
 			if (sched_class_order[i]->init_rq)
 				sched_class_order[i]->init_rq(rq);
@@ -1054,7 +1056,7 @@ static void task_apply_prio(struct rq *rq, struct task *p)
 		return;		/* its place in its queue is kept (sched(7)) */
 	rq->clock = now;
 	if (running) {
-		update_task_avg(p, now, true, true);
+		update_task_avg(p, now, true, true, rq->freq_scale);
 		from->update_curr(rq, now);
 	}
 	if (queued)

@@ -24,6 +24,8 @@ static struct cpufreq_dt dt;
 uint32_t cpufreq_scale_of[TOPO_MAX_CPUS];
 bool cpufreq_enabled;
 uint64_t cpufreq_idle_calls[TOPO_MAX_CPUS];
+uint64_t cpufreq_next_ns[TOPO_MAX_CPUS];
+uint64_t cpufreq_tick_ns = 1000000;	/* 1 / sched_hz, at init */
 
 /* --- back ends --- */
 
@@ -153,7 +155,7 @@ int cpufreq_opp_exact(const struct freq_domain *d, uint32_t khz)
 	return -1;
 }
 
-/* Close @d's residency and busy-by-OPP stretches at @now. d->lock held. */
+/* Close @d's residency stretch at @now. d->lock held. */
 static void account(struct freq_domain *d, uint64_t now)
 {
 	if (now > d->opp_since_ns) {
@@ -162,14 +164,6 @@ static void account(struct freq_domain *d, uint64_t now)
 		d->opp_ns[d->cur] += dt_ns;
 		d->khz_ns += (uint64_t)d->khz[d->cur] * dt_ns;
 		d->opp_since_ns = now;
-	}
-	if (now > d->acct_since_ns) {
-		uint64_t dt_ns = now - d->acct_since_ns;
-
-		d->cpu_busy_opp_ns[d->cur] += (uint64_t)d->nr_busy * dt_ns;
-		if (d->nr_busy)
-			d->busy_opp_ns[d->cur] += dt_ns;
-		d->acct_since_ns = now;
 	}
 }
 
@@ -187,6 +181,8 @@ int cpufreq_set_opp_locked(struct freq_domain *d, int opp, uint64_t now)
 	if (rc < 0)
 		return rc;
 	account(d, now);
+	if (d->rail)
+		rail_set_opp(d->rail, opp, now);
 	d->requested = opp;
 	WRITE_ONCE(d->cur, opp);
 	d->last_change_ns = now;
@@ -195,6 +191,8 @@ int cpufreq_set_opp_locked(struct freq_domain *d, int opp, uint64_t now)
 	for (cpu = cpumask_first(&d->cpus); cpu >= 0 && cpu < sched_topo.nr_cpus; cpu++)
 		if (cpumask_test(&d->cpus, cpu)) {
 			WRITE_ONCE(cpufreq_scale_of[cpu], scale);
+			WRITE_ONCE(cpu_rq(cpu)->freq_scale, scale);	/* read by its own PELT updates */
+			WRITE_ONCE(cpufreq_next_ns[cpu], now + d->rate_limit_ns);
 			trace_cpu_frequency(cpu, d->khz[opp]);
 		}
 	return 0;
@@ -209,6 +207,21 @@ int cpufreq_set_opp(struct freq_domain *d, int opp, uint64_t now)
 	return rc;
 }
 
+/*
+ * The scheduler's hooks run only while some domain of several OPPs has a
+ * governor that decides from them (schedutil): with performance, powersave
+ * or userspace everywhere they cost one load and a branch, as without DVFS.
+ */
+static void update_hooks(void)
+{
+	bool on = false;
+
+	for (int i = 0; i < dt.nr_domains; i++)
+		if (dt.dom[i].nr_opps > 1 && dt.dom[i].gov->update)
+			on = true;
+	WRITE_ONCE(cpufreq_enabled, on);
+}
+
 int cpufreq_set_governor(struct freq_domain *d, const struct cpufreq_governor *g, uint64_t now)
 {
 	unsigned long flags = spin_lock_irqsave(&d->lock);
@@ -218,46 +231,29 @@ int cpufreq_set_governor(struct freq_domain *d, const struct cpufreq_governor *g
 	memset(d->gov_data, 0, sizeof(d->gov_data));
 	rc = cpufreq_set_opp_locked(d, g->start(d), now);
 	spin_unlock_irqrestore(&d->lock, flags);
+	update_hooks();
 	return rc;
 }
 
-void cpufreq_cpu_busy(int cpu, bool busy, uint64_t now)
-{
-	struct freq_domain *d = cpufreq_domain_of(cpu);
-	unsigned long flags;
-
-	if (!d)
-		return;
-	flags = spin_lock_irqsave(&d->lock);
-	if (busy != cpumask_test(&d->busy, cpu)) {
-		account(d, now);
-		if (busy) {
-			cpumask_set(&d->busy, cpu);
-			d->nr_busy++;
-		} else {
-			cpumask_clear_cpu(&d->busy, cpu);
-			d->nr_busy--;
-			cpufreq_idle_calls[cpu]++;
-		}
-	}
-	spin_unlock_irqrestore(&d->lock, flags);
-}
-
-void cpufreq_busy_residency(struct freq_domain *d, uint64_t now, uint64_t *cpu_busy_ns, uint64_t *busy_ns,
-			    uint64_t *opp_ns, uint64_t *khz_ns)
+void cpufreq_residency(struct freq_domain *d, uint64_t now, uint64_t *opp_ns, uint64_t *khz_ns)
 {
 	unsigned long flags = spin_lock_irqsave(&d->lock);
 
 	account(d, now);
-	if (cpu_busy_ns)
-		memcpy(cpu_busy_ns, d->cpu_busy_opp_ns, sizeof(d->cpu_busy_opp_ns));
-	if (busy_ns)
-		memcpy(busy_ns, d->busy_opp_ns, sizeof(d->busy_opp_ns));
-	if (opp_ns)
-		memcpy(opp_ns, d->opp_ns, sizeof(d->opp_ns));
-	if (khz_ns)
-		*khz_ns = d->khz_ns;
+	memcpy(opp_ns, d->opp_ns, sizeof(d->opp_ns));
+	*khz_ns = d->khz_ns;
 	spin_unlock_irqrestore(&d->lock, flags);
+}
+
+void cpufreq_energy_counters(struct freq_domain *d, uint64_t now, uint64_t *core_pns, uint64_t *rail_pns,
+			     uint64_t *khz_ns)
+{
+	uint64_t opp_ns[CPUFREQ_MAX_OPPS];
+
+	*core_pns = *rail_pns = 0;
+	if (d->rail)
+		rail_energy(d->rail, now, core_pns, rail_pns);
+	cpufreq_residency(d, now, opp_ns, khz_ns);
 }
 
 void cpufreq_update_slow(int cpu, uint64_t now, enum cpufreq_event ev)
@@ -267,6 +263,7 @@ void cpufreq_update_slow(int cpu, uint64_t now, enum cpufreq_event ev)
 
 	if (!d || !d->gov->update)
 		return;
+	WRITE_ONCE(cpufreq_next_ns[cpu], now + d->look_ns);
 	opp = d->gov->update(d, cpu, now, ev);
 	if (opp < 0 || opp == READ_ONCE(d->cur))
 		return;
@@ -281,26 +278,22 @@ void cpufreq_init_dt(const struct fdt *fdt)
 	uint64_t now = arch_now_ns();
 	char err[160];
 
-	for (int cpu = 0; cpu < TOPO_MAX_CPUS; cpu++)
+	for (int cpu = 0; cpu < TOPO_MAX_CPUS; cpu++) {
 		cpufreq_scale_of[cpu] = CPUFREQ_SCALE;
+		cpufreq_next_ns[cpu] = 0;
+	}
+	cpufreq_tick_ns = 1000000000ull / sched_hz;
 	if (cpufreq_parse_dt(fdt, &sched_topo, &dt, err, sizeof(err)) < 0)
 		panic("dtb: %s", err);
-	cpufreq_enabled = false;
 	for (int i = 0; i < dt.nr_domains; i++) {
 		struct freq_domain *d = &dt.dom[i];
 
 		d->lock = (spinlock_t)SPINLOCK_INIT;
-		d->opp_since_ns = d->acct_since_ns = now;
+		d->opp_since_ns = now;
 		d->gov = &cpufreq_gov_performance;
 		d->cur = d->requested = cpufreq_gov_performance.start(d);
-		/* The boot CPU runs; the others count from when they come online (cpufreq_cpu_busy). */
-		if (cpumask_test(&d->cpus, arch_cpu_id())) {
-			cpumask_set(&d->busy, arch_cpu_id());
-			d->nr_busy = 1;
-		}
-		if (d->nr_opps > 1)
-			cpufreq_enabled = true;
 	}
+	update_hooks();
 }
 
 const struct cpufreq_dt *cpufreq_table(void)
@@ -331,6 +324,23 @@ void cpufreq_model_ready(const struct energy_model *m)
 		 */
 		d->rate_limit_ns = d->latency_ns ? (d->latency_ns > 10000 ? 10000000u : d->latency_ns * 1000u)
 						 : 1000000u;
+		/*
+		 * A governor looks again a rate limit after its last look (a tick
+		 * at least): no change could be made sooner after a change, and
+		 * between changes the tick's look every rate limit keeps up with
+		 * PELT, whose util moves ~2% per ms. RT does not wait.
+		 */
+		d->look_ns = d->rate_limit_ns > cpufreq_tick_ns ? d->rate_limit_ns : (uint32_t)cpufreq_tick_ns;
+		if (m->present && m->nr_domains && m->domain_rail[i] >= 0) {
+			int r = m->domain_rail[i];
+
+			for (int o = 0; o < d->nr_opps; o++) {
+				d->core_power[o] = energy_busy_at(&m->core[d->first_cpu], o);
+				d->rail_power[o] = energy_busy_at(&m->rail[r], o);
+			}
+			d->rail = idle_rail(r);
+			rail_set_dvfs(d->rail, d->core_power, d->rail_power, d->cur, arch_now_ns());
+		}
 		/* From the top down: an OPP is inefficient when a higher one costs less per unit of work. */
 		for (int o = d->nr_opps - 1; o >= 0; o--) {
 			uint64_t c = m->present && m->nr_domains ? work_cost(m, d, o) : 0;
@@ -345,12 +355,13 @@ void cpufreq_model_ready(const struct energy_model *m)
 void cpufreq_governor_from_arg(const char *arg, const char *who)
 {
 	const struct cpufreq_governor *g;
-	char names[96];
 
 	if (!arg)
 		return;
 	g = cpufreq_governor_find(arg);
 	if (!g) {
+		char names[96];
+
 		kprintf("%s: error: unknown cpufreq governor '%s' (valid: %s); using performance\n", who, arg,
 			cpufreq_governor_list(names, sizeof(names)));
 		return;

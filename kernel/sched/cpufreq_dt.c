@@ -99,7 +99,7 @@ int cpufreq_parse_dt(const struct fdt *fdt, const struct topology *topo, struct 
 					    fdt_node_name(fdt, table), out->dom[d].first_cpu, cpu);
 		}
 		cpumask_set(&out->dom[d].cpus, cpu);
-		out->cpu_domain[cpu] = (int8_t)d;
+		out->cpu_domain[cpu] = (int16_t)d;
 	}
 	if (with > 0 && with != topo->nr_cpus)
 		return format_error(err, errlen, "cpufreq: %d of %d CPUs have operating-points-v2", with, topo->nr_cpus);

@@ -11,8 +11,10 @@
  * higher OPP does a unit of work for less energy, cluster power counted:
  * d->inefficient, from the energy model; Linux >= 5.16 skips inefficient
  * OPPs, counting the CPU's power only). Rules, as Linux's:
- * - a CPU whose last update is older than a tick is not counted (it went
- *   idle without the tick: its figure is stale), sugov_next_freq_shared();
+ * - a CPU whose last look is older than a look interval and a tick is not
+ *   counted (it went idle without the tick: its figure is stale; Linux:
+ *   older than a tick, sugov_next_freq_shared(), but it looks at every
+ *   update, we every d->look_ns: include/kernel/sched/cpufreq.h);
  * - RT tasks runnable on the CPU: the top OPP (Linux before 5.1 did so; later
  *   ones add the RT utilisation, which with an RT task running is also
  *   most of the CPU);
@@ -51,10 +53,9 @@ static int efficient_at_least(const struct freq_domain *d, uint32_t khz)
 static int schedutil_update(struct freq_domain *d, int cpu, uint64_t now, enum cpufreq_event ev)
 {
 	const struct rq *rq = cpu_rq(cpu);
-	uint64_t tick_ns = 1000000000ull / sched_hz;
 	uint32_t util = 0;
 	bool rt = false, busy;
-	uint64_t want;
+	uint64_t want, stale_ns = (uint64_t)d->look_ns + cpufreq_tick_ns;
 	int opp;
 
 	WRITE_ONCE(util_of[cpu], pelt_usage_ratio(&rq->avg));
@@ -67,8 +68,9 @@ static int schedutil_update(struct freq_domain *d, int cpu, uint64_t now, enum c
 	for (int c = cpumask_first(&d->cpus); c >= 0 && c < sched_topo.nr_cpus; c++) {
 		if (!cpumask_test(&d->cpus, c))
 			continue;
-		if (c != cpu && now - READ_ONCE(stamp_of[c]) > tick_ns)
-			continue;	/* idle without the tick since: stale */
+		/* Not looked at for longer than a look and a tick: idle tickless since, stale. */
+		if (c != cpu && now - READ_ONCE(stamp_of[c]) > stale_ns)
+			continue;
 		rt |= READ_ONCE(rt_of[c]);
 		if (READ_ONCE(util_of[c]) > util)
 			util = READ_ONCE(util_of[c]);

@@ -103,18 +103,19 @@ int energy_model_bind_opps(struct energy_model *m, const struct cpufreq_dt *fd, 
 		const struct freq_domain *dom = &fd->dom[d];
 		int r = ci[dom->first_cpu].rail;
 
-		m->domain_opps[d] = dom->nr_opps;
-		m->domain_first_cpu[d] = dom->first_cpu;
-		m->domain_rail[d] = cpumask_equal(&rails[r].cpus, &dom->cpus) ? (int8_t)r : -1;
+		m->domain_rail[d] = -1;
+		if (cpumask_equal(&rails[r].cpus, &dom->cpus))
+			m->domain_rail[d] = (int16_t)r;
 	}
 	for (int cpu = 0; cpu < m->nr_cpus; cpu++) {
 		int d = fd->cpu_domain[cpu];
 		const struct energy_cost *rc = &m->rail[ci[cpu].rail];
 
-		m->cpu_domain[cpu] = (int8_t)d;
+		m->cpu_domain[cpu] = (int16_t)d;
 		if (d < 0)
 			continue;
-		if (memcmp(m->core[cpu].busy_opp, m->core[fd->dom[d].first_cpu].busy_opp, sizeof(m->core[cpu].busy_opp)))
+		if (memcmp(m->core[cpu].busy_opp, m->core[fd->dom[d].first_cpu].busy_opp, sizeof(m->core[cpu].busy_opp)) !=
+		    0)
 			return format_error(err, errlen, "energy: cpu%d and cpu%d share a clock but not core busy-cost-data",
 					    fd->dom[d].first_cpu, cpu);
 		if (m->core[cpu].nr_opps != 1 && m->core[cpu].nr_opps != fd->dom[d].nr_opps)
@@ -172,15 +173,14 @@ void energy_compute(const struct energy_model *m, const struct energy_snapshot *
 
 		if (d >= 0)
 			dom_busy[d] += ns_delta(from->cpu_busy_ns[cpu], to->cpu_busy_ns[cpu]);
-		if (d >= 0 && m->domain_first_cpu[d] == cpu)
-			for (int o = 0; o < m->domain_opps[d]; o++)
-				dom_core[d] += pj(energy_busy_at(&m->core[cpu], o),
-						  ns_delta(from->dom_cpu_busy_ns[d][o], to->dom_cpu_busy_ns[d][o]));
 	}
+	for (int d = 0; d < nr_dom; d++)
+		dom_core[d] = ns_delta(from->dom_core_pns[d], to->dom_core_pns[d]) / 1000000;
 	for (int cpu = 0; cpu < m->nr_cpus; cpu++) {
 		const struct energy_cost *c = &m->core[cpu];
 		uint64_t busy_ns = ns_delta(from->cpu_busy_ns[cpu], to->cpu_busy_ns[cpu]);
-		int d = nr_dom ? m->cpu_domain[cpu] : -1;
+		int d = nr_dom && m->cpu_domain[cpu] >= 0 && m->domain_rail[m->cpu_domain[cpu]] >= 0 ? m->cpu_domain[cpu]
+												  : -1;
 		uint64_t e = d < 0 ? pj(c->busy, busy_ns)
 				   : share(dom_core[d], busy_ns, dom_busy[d]);
 
@@ -191,13 +191,12 @@ void energy_compute(const struct energy_model *m, const struct energy_snapshot *
 	for (int r = 0; r < m->nr_rails; r++) {
 		const struct energy_cost *c = &m->rail[r];
 		int d = rail_domain(m, nr_dom, r);
-		uint64_t e = 0;
+		uint64_t e;
 
 		if (d < 0)
 			e = pj(c->busy, ns_delta(from->rail_ns[r][RAIL_BUSY], to->rail_ns[r][RAIL_BUSY]));
 		else
-			for (int o = 0; o < m->domain_opps[d]; o++)
-				e += pj(energy_busy_at(c, o), ns_delta(from->dom_busy_ns[d][o], to->dom_busy_ns[d][o]));
+			e = ns_delta(from->dom_rail_pns[d], to->dom_rail_pns[d]) / 1000000;
 
 		e += pj(c->idle[0], ns_delta(from->rail_ns[r][RAIL_IDLE], to->rail_ns[r][RAIL_IDLE]));
 		if (c->nr_idle > 1)

@@ -45,8 +45,8 @@ void energy_take_snapshot_model(struct energy_snapshot *s)
 		rail_residency(idle_rail(r), s->t_ns, s->rail_ns[r]);
 	s->nr_domains = model.nr_domains;
 	for (int d = 0; d < s->nr_domains; d++)
-		cpufreq_busy_residency(cpufreq_domain(d), s->t_ns, s->dom_cpu_busy_ns[d], s->dom_busy_ns[d],
-				       s->dom_opp_ns[d], &s->dom_khz_ns[d]);
+		cpufreq_energy_counters(cpufreq_domain(d), s->t_ns, &s->dom_core_pns[d], &s->dom_rail_pns[d],
+					&s->dom_khz_ns[d]);
 	s->meters_ok = false;
 }
 

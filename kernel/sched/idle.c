@@ -92,7 +92,6 @@ void idle_cpu_online(int cpu)
 		return;
 	ci->since_ns = arch_now_ns();
 	rail_cpu_busy(&rails[ci->rail], ci->rail, cpu, ci->since_ns, &platform_rail_ops);
-	cpufreq_cpu_busy(cpu, true, ci->since_ns);
 }
 
 void cpu_idle_enter(int cpu, uint64_t next_timer_ns)
@@ -120,7 +119,7 @@ void cpu_idle_enter(int cpu, uint64_t next_timer_ns)
 		state = warmboot_idle_state_for_timer(ci->states, state, next_timer_ns != TIMER_NEVER);
 	cpu_idle_account_enter(ci, state, now);
 	if (cpufreq_enabled)
-		cpufreq_cpu_busy(cpu, false, now);
+		cpufreq_note_idle(cpu);
 	trace_cpu_idle(cpu, state);
 	last_man = rail_cpu_idle(&rails[ci->rail], ci->rail, cpu, ci->states[state].domain, now,
 				 &platform_rail_ops);
@@ -129,8 +128,6 @@ void cpu_idle_enter(int cpu, uint64_t next_timer_ns)
 	arch_cost(COST_IDLE_EXIT);
 	rail_cpu_busy(&rails[ci->rail], ci->rail, cpu, woke, &platform_rail_ops);
 	cpu_idle_account_exit(ci, woke);
-	if (cpufreq_enabled)
-		cpufreq_cpu_busy(cpu, true, woke);
 	trace_cpu_idle(cpu, -1);
 	ci->unreflected_ns = woke - now;
 }

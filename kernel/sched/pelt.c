@@ -199,8 +199,11 @@ int pelt_update_elapsed(struct sched_avg *sa, uint64_t now_ns, bool runnable, bo
 
 	sa->runnable_avg_sum = roll_over(sa->runnable_avg_sum, runnable, head,
 					 f, full_sum, tail);
-	sa->usage_avg_sum = roll_over(sa->usage_avg_sum, running, pelt_scale_units(head, scale), f,
-				      pelt_scale_units(full_sum, scale), pelt_scale_units(tail, scale));
+	if (__builtin_expect(scale == PELT_SCALE, 1))
+		sa->usage_avg_sum = roll_over(sa->usage_avg_sum, running, head, f, full_sum, tail);
+	else
+		sa->usage_avg_sum = roll_over(sa->usage_avg_sum, running, pelt_scale_units(head, scale), f,
+					      pelt_scale_units(full_sum, scale), pelt_scale_units(tail, scale));
 	sa->runnable_avg_period = roll_over(sa->runnable_avg_period, true, head,
 					    f, full_sum, tail);
 	sa->period_contrib = tail;
@@ -234,6 +237,9 @@ uint32_t pelt_ratio(uint32_t sum, uint32_t period)
 	KASSERT(sum <= period);
 	if (period == 0)
 		return 0;
+	/* Sums stay below 2^16 (PELT_SUM_MAX): a 32-bit division, one instruction where the CPU has UDIV. */
+	if (__builtin_expect(sum <= PELT_SUM_MAX, 1))
+		return (sum << PELT_SCALE_SHIFT) / period;
 	return (uint32_t)(((uint64_t)sum << PELT_SCALE_SHIFT) / period);
 }
 

@@ -68,13 +68,57 @@ static inline uint32_t rail_bit(int cpu)
 	return 1u << (CPUMASK_WORDS == 1 ? (unsigned int)cpu : (unsigned int)cpu % 32u);
 }
 
+/* Busy energy of @dt ns in the current state (power x ns). Lock held. */
+static inline void dvfs_energy(const struct rail *r, uint64_t dt, uint64_t *core_pns, uint64_t *rail_pns)
+{
+	*core_pns += (uint64_t)r->nr_busy * dt * r->core_power[r->opp];
+	if (r->nr_busy)
+		*rail_pns += dt * r->rail_power[r->opp];
+}
+
 /* Close the current stretch at @now. Lock held. */
 static void account(struct rail *r, uint64_t now)
 {
 	if (now > r->since_ns) {
 		r->residency_ns[r->state] += now - r->since_ns;
+		if (r->core_power)
+			dvfs_energy(r, now - r->since_ns, &r->core_pns, &r->rail_pns);
 		r->since_ns = now;
 	}
+}
+
+void rail_set_dvfs(struct rail *r, const uint32_t *core_power, const uint32_t *rail_power, int opp, uint64_t now)
+{
+	unsigned long flags = spin_lock_irqsave(&r->lock);
+	cpumask_t busy;
+
+	account(r, now);
+	cpumask_andnot(&busy, &r->cpus, &r->idle);
+	r->nr_busy = cpumask_weight(&busy);
+	r->opp = opp;
+	r->core_power = core_power;
+	r->rail_power = rail_power;
+	spin_unlock_irqrestore(&r->lock, flags);
+}
+
+void rail_set_opp(struct rail *r, int opp, uint64_t now)
+{
+	unsigned long flags = spin_lock_irqsave(&r->lock);
+
+	account(r, now);
+	r->opp = opp;
+	spin_unlock_irqrestore(&r->lock, flags);
+}
+
+void rail_energy(struct rail *r, uint64_t now, uint64_t *core_pns, uint64_t *rail_pns)
+{
+	unsigned long flags = spin_lock_irqsave(&r->lock);
+
+	*core_pns = r->core_pns;
+	*rail_pns = r->rail_pns;
+	if (r->core_power && now > r->since_ns)
+		dvfs_energy(r, now - r->since_ns, core_pns, rail_pns);
+	spin_unlock_irqrestore(&r->lock, flags);
 }
 
 bool rail_cpu_idle(struct rail *r, int rail_id, int cpu, bool domain, uint64_t now, const struct rail_ops *ops)
@@ -86,6 +130,7 @@ bool rail_cpu_idle(struct rail *r, int rail_id, int cpu, bool domain, uint64_t n
 
 	KASSERT_DEBUG(cpumask_test(&r->cpus, cpu) && !cpumask_test(&r->idle, cpu));
 	account(r, now);
+	r->nr_busy--;
 	r->idle.w[w] |= bit;	/* under the lock: every writer holds it */
 	if (domain)
 		r->want_off.w[w] |= bit;
@@ -113,6 +158,7 @@ bool rail_cpu_busy(struct rail *r, int rail_id, int cpu, uint64_t now, const str
 
 	KASSERT_DEBUG(cpumask_test(&r->cpus, cpu) && cpumask_test(&r->idle, cpu));
 	account(r, now);
+	r->nr_busy++;
 	r->idle.w[w] &= ~bit;
 	r->want_off.w[w] &= ~bit;
 	r->state = RAIL_BUSY;

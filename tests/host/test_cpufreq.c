@@ -3,7 +3,8 @@
  * - cpufreq_parse_dt on tests/dts/opp-ok.dts and one fixture per error,
  *   each with its exact message; the energy model's per-OPP pairs and
  *   their binding to the domains (energy_model_bind_opps);
- * - energy_compute with busy time at several OPPs: each OPP's power;
+ * - busy time and energy integrated per OPP, and energy_compute sharing a
+ *   domain's core energy among its CPUs;
  * - the live kernel booted from opp-ok.dts (kernel_init_dt): inefficient
  *   OPPs, the rate limit, OPP changes (scale, residency, average), and
  *   schedutil's rules (1.25 x fmax x util rounded up to an efficient OPP,
@@ -140,14 +141,12 @@ KT_CASE(busy_energy_is_each_opps_power)
 	memset(&to, 0, sizeof(to));
 	from.nr_domains = to.nr_domains = 2;
 	to.t_ns = 1000 * MS;
-	/* cluster0: cpu0 busy 100 ms at 500 MHz and 50 ms at 2 GHz, cpu1 50 ms at 2 GHz. */
+	/* cluster0: cpu0 busy 100 ms at 500 MHz and 50 ms at 2 GHz, cpu1 50 ms at 2 GHz (power x ns). */
 	to.cpu_busy_ns[0] = 150 * MS;
 	to.cpu_busy_ns[1] = 50 * MS;
-	to.dom_cpu_busy_ns[0][0] = 100 * MS;
-	to.dom_cpu_busy_ns[0][2] = 100 * MS;
+	to.dom_core_pns[0] = (300 * 100 + 1600 * 100) * MS;
 	/* ... the cluster busy 100 ms at 500 MHz and 60 ms at 2 GHz (they overlapped 40 ms). */
-	to.dom_busy_ns[0][0] = 100 * MS;
-	to.dom_busy_ns[0][2] = 60 * MS;
+	to.dom_rail_pns[0] = (600 * 100 + 2000 * 60) * MS;
 	to.rail_ns[cis[0].rail][RAIL_BUSY] = 160 * MS;
 	to.rail_ns[cis[0].rail][RAIL_IDLE] = 840 * MS;
 	energy_compute(&model, &from, &to, rails, &rep);
@@ -177,7 +176,7 @@ KT_CASE(live_domains_inefficient_opps_and_rate_limit)
 
 	KT_ASSERT(boot());
 	KT_ASSERT_EQ(cpufreq_nr_domains(), 2);
-	KT_ASSERT(cpufreq_enabled);
+	KT_ASSERT(!cpufreq_enabled);	/* performance: the hooks do not run */
 	d = cpufreq_domain_of(1);
 	KT_ASSERT(d == cpufreq_domain(0));
 	KT_ASSERT_STREQ(d->gov->name, "performance");
@@ -203,7 +202,7 @@ KT_CASE(opp_changes_scale_and_residency)
 	KT_ASSERT_EQ(cpufreq_scale(2), 1024);	/* another clock */
 	KT_ASSERT_EQ(cpufreq_set_opp(d, 0, 1040 * MS), 0);
 	KT_ASSERT_EQ(cpufreq_scale(1), 256);
-	cpufreq_busy_residency(d, 1100 * MS, NULL, NULL, opp_ns, &khz_ns);
+	cpufreq_residency(d, 1100 * MS, opp_ns, &khz_ns);
 	KT_ASSERT_EQ(opp_ns[2], 10 * MS);
 	KT_ASSERT_EQ(opp_ns[1], 30 * MS);
 	KT_ASSERT_EQ(opp_ns[0], 60 * MS);
@@ -212,25 +211,37 @@ KT_CASE(opp_changes_scale_and_residency)
 	KT_ASSERT_EQ(d->nr_transitions, 2);
 }
 
-KT_CASE(busy_time_is_counted_per_opp)
+/* @cpu goes idle (@idle) or busy at @t on its rail, as the idle path does. */
+static void rail_state(int cpu, bool idle, uint64_t t)
+{
+	int r = cpu_idle_of(cpu)->rail;
+
+	if (idle)
+		rail_cpu_idle(idle_rail(r), r, cpu, false, t, NULL);
+	else
+		rail_cpu_busy(idle_rail(r), r, cpu, t, NULL);
+}
+
+KT_CASE(busy_energy_is_integrated_per_opp)
 {
 	struct freq_domain *d;
-	uint64_t cpu_busy[CPUFREQ_MAX_OPPS], busy[CPUFREQ_MAX_OPPS];
+	uint64_t core_pns, rail_pns, khz_ns;
 
 	KT_ASSERT(boot());
 	d = cpufreq_domain(0);
-	/* Booted at 1000 ms: cpu0 and cpu1 came online busy. */
-	cpufreq_cpu_busy(1, false, 1020 * MS);
+	KT_ASSERT(d->rail == idle_rail(cpu_idle_of(0)->rail));
+	KT_ASSERT(cpufreq_domain(1)->rail != NULL);
+	/* Booted at 1000 ms: cpu0 and cpu1 came online busy, at 2 GHz. */
+	rail_state(1, true, 1020 * MS);
 	KT_ASSERT_EQ(cpufreq_set_opp(d, 1, 1030 * MS), 0);
-	cpufreq_cpu_busy(0, false, 1050 * MS);
-	cpufreq_cpu_busy(1, true, 1060 * MS);
-	cpufreq_busy_residency(d, 1100 * MS, cpu_busy, busy, NULL, NULL);
-	/* At 2 GHz: cpu0 30 ms + cpu1 20 ms; at 1 GHz: cpu0 20 ms + cpu1 40 ms. */
-	KT_ASSERT_EQ(cpu_busy[2], 50 * MS);
-	KT_ASSERT_EQ(cpu_busy[1], 60 * MS);
-	/* Some CPU busy: 30 ms at 2 GHz, 20 + 40 at 1 GHz (idle 1050..1060). */
-	KT_ASSERT_EQ(busy[2], 30 * MS);
-	KT_ASSERT_EQ(busy[1], 60 * MS);
+	rail_state(0, true, 1050 * MS);
+	rail_state(1, false, 1060 * MS);
+	cpufreq_energy_counters(d, 1100 * MS, &core_pns, &rail_pns, &khz_ns);
+	/* Cores at 2 GHz (1600): cpu0 30 ms + cpu1 20 ms; at 1 GHz (500): cpu0 20 ms + cpu1 40 ms. */
+	KT_ASSERT_EQ(core_pns, (1600 * 50 + 500 * 60) * MS);
+	/* The rail busy (some CPU busy) 30 ms at 2 GHz (2000), 20 + 40 ms at 1 GHz (700). */
+	KT_ASSERT_EQ(rail_pns, (2000 * 30 + 700 * 60) * MS);
+	cpufreq_note_idle(0);
 	KT_ASSERT_EQ(cpufreq_idle_calls[0], 1);
 }
 
@@ -250,7 +261,7 @@ KT_CASE(schedutil_rules)
 	KT_ASSERT(boot());
 	d = cpufreq_domain(0);
 	KT_ASSERT_EQ(cpufreq_set_governor(d, cpufreq_governor_find("schedutil"), 1000 * MS), 0);
-	cpufreq_cpu_busy(0, false, 1000 * MS);	/* cpu0 has idled: drops allowed */
+	cpufreq_note_idle(0);	/* cpu0 has idled: drops allowed */
 	/* 30%: 1.25 x 2 GHz x 0.3 = 750 MHz -> 1 GHz. */
 	KT_ASSERT_EQ(decide(307, 1001 * MS, CPUFREQ_TICK), 1);
 	/* Within the 10 ms rate limit: no change even at 100%. */
@@ -258,8 +269,7 @@ KT_CASE(schedutil_rules)
 	KT_ASSERT_EQ(decide(1024, 1012 * MS, CPUFREQ_TICK), 2);
 	/* 10%: 250 MHz -> 500 MHz is inefficient -> 1 GHz; but cpu0 has not idled since: no drop. */
 	KT_ASSERT_EQ(decide(102, 1030 * MS, CPUFREQ_TICK), 2);
-	cpufreq_cpu_busy(0, true, 1031 * MS);
-	cpufreq_cpu_busy(0, false, 1032 * MS);
+	cpufreq_note_idle(0);
 	KT_ASSERT_EQ(decide(102, 1040 * MS, CPUFREQ_TICK), 1);
 	/* An RT task: the top, whatever the utilisation. */
 	KT_ASSERT_EQ(decide(0, 1080 * MS, CPUFREQ_RT), 2);
@@ -272,7 +282,7 @@ KT_CASE(schedutil_the_busiest_fresh_cpu_decides)
 	KT_ASSERT(boot());
 	d = cpufreq_domain(0);
 	KT_ASSERT_EQ(cpufreq_set_governor(d, cpufreq_governor_find("schedutil"), 1000 * MS), 0);
-	cpufreq_cpu_busy(0, false, 1000 * MS);
+	cpufreq_note_idle(0);
 	KT_ASSERT_EQ(decide(102, 1001 * MS, CPUFREQ_TICK), 1);
 	/* cpu1 busy 100%: the domain goes to the top for it. */
 	host_fake_now = 1020 * MS;
@@ -282,13 +292,11 @@ KT_CASE(schedutil_the_busiest_fresh_cpu_decides)
 	/* Within a tick of cpu1's last update, cpu0's low figure does not bring it down... */
 	host_fake_now = 1030 * MS;
 	cpufreq_update(1, 1030 * MS, CPUFREQ_TICK);
-	cpufreq_cpu_busy(0, true, 1030 * MS);
-	cpufreq_cpu_busy(0, false, 1030 * MS);
+	cpufreq_note_idle(0);
 	KT_ASSERT_EQ(decide(102, 1030 * MS + 500000, CPUFREQ_TICK), 2);
-	/* ... but cpu1's figure, not updated for over a tick (it went idle tickless), no longer counts. */
-	cpufreq_cpu_busy(0, true, 1035 * MS);
-	cpufreq_cpu_busy(0, false, 1035 * MS);
-	KT_ASSERT_EQ(decide(102, 1040 * MS, CPUFREQ_TICK), 1);
+	/* ... but cpu1's figure, not updated for over a look and a tick (it went idle tickless), no longer counts. */
+	cpufreq_note_idle(0);
+	KT_ASSERT_EQ(decide(102, 1045 * MS, CPUFREQ_TICK), 1);
 }
 
 KT_CASE(other_governors_hold_their_opp)

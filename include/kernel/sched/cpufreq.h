@@ -34,6 +34,7 @@
 
 struct fdt;
 struct freq_domain;
+struct rail;
 
 /*
  * A back end: how a domain's clock is changed. One is in force (the board's
@@ -115,24 +116,22 @@ struct freq_domain {
 	uint64_t khz_ns;		/* integral of khz x ns (for the average) */
 	uint64_t nr_transitions;
 	uint32_t rate_limit_ns;		/* no governor change sooner than this after the last */
+	uint32_t look_ns;		/* a CPU's governor looks again this long after its last look */
 	bool inefficient[CPUFREQ_MAX_OPPS];	/* a higher OPP does the work for less energy */
 	/*
-	 * Busy time by OPP, for the energy model (energy per OPP): the CPUs'
-	 * busy time summed (cpu_busy_opp_ns) and the time with at least one
-	 * CPU busy (busy_opp_ns), up to acct_since_ns; nr_busy CPUs busy now.
+	 * Energy by OPP: the rail that is exactly this domain integrates its
+	 * busy energy at these powers (rail_set_dvfs(), copied from the energy
+	 * model by cpufreq_model_ready()); NULL: none (top-OPP powers).
 	 */
-	uint64_t cpu_busy_opp_ns[CPUFREQ_MAX_OPPS];
-	uint64_t busy_opp_ns[CPUFREQ_MAX_OPPS];
-	uint64_t acct_since_ns;
-	int nr_busy;
-	cpumask_t busy;
+	struct rail *rail;
+	uint32_t core_power[CPUFREQ_MAX_OPPS], rail_power[CPUFREQ_MAX_OPPS];
 };
 
 /* --- OPP tables from the DT (pure: host tests) --- */
 struct cpufreq_dt {
 	int nr_domains;
 	struct freq_domain dom[CPUFREQ_MAX_DOMAINS];
-	int8_t cpu_domain[TOPO_MAX_CPUS];	/* -1: none */
+	int16_t cpu_domain[TOPO_MAX_CPUS];	/* -1: none */
 };
 /*
  * Read every cpu node's operating-points-v2 table for the CPUs of @topo.
@@ -159,12 +158,16 @@ int cpufreq_nr_domains(void);
 struct freq_domain *cpufreq_domain(int i);
 struct freq_domain *cpufreq_domain_of(int cpu);	/* NULL: no DVFS for @cpu */
 extern uint32_t cpufreq_scale_of[TOPO_MAX_CPUS];	/* per CPU, 1024 at the top OPP */
-extern bool cpufreq_enabled;			/* some domain has more than one OPP */
-/* Per CPU, for governors: times it entered idle (written by the CPU itself; read under its domain's lock). */
+extern bool cpufreq_enabled;	/* some domain of several OPPs has a governor that decides (the hooks run) */
+/* Per CPU, for governors: times it entered idle (written by the CPU itself, read by its domain's others). */
 extern uint64_t cpufreq_idle_calls[TOPO_MAX_CPUS];
 
-/* @cpu went busy (@busy) or idle at @now: the busy-by-OPP accounting; the idle path calls it. */
-void cpufreq_cpu_busy(int cpu, bool busy, uint64_t now);
+/* @cpu enters idle (the idle path calls it). */
+static inline void cpufreq_note_idle(int cpu)
+{
+	cpufreq_idle_calls[cpu]++;
+}
+
 /* The governor named by a boot argument (cpufreq=@arg, NULL: absent) on every domain; an unknown name prints
  * `@who: error: unknown cpufreq governor ...; using performance`. */
 void cpufreq_governor_from_arg(const char *arg, const char *who);
@@ -174,11 +177,20 @@ static inline uint32_t cpufreq_scale(int cpu)
 	return cpufreq_scale_of[cpu];
 }
 
-/* The scheduler's hook: cheap when DVFS is off (one load and a branch). */
+/*
+ * When @cpu's governor looks next (per CPU; written by the core): d->look_ns
+ * after its last look or a change of its domain. Until then an update is a
+ * compare; an RT task does not wait.
+ */
+extern uint64_t cpufreq_next_ns[TOPO_MAX_CPUS];
+extern uint64_t cpufreq_tick_ns;	/* the scheduler tick's period */
+
+/* The scheduler's hook: one load and a branch without a deciding governor, a compare between its looks. */
 void cpufreq_update_slow(int cpu, uint64_t now, enum cpufreq_event ev);
 static inline void cpufreq_update(int cpu, uint64_t now, enum cpufreq_event ev)
 {
-	if (__builtin_expect(cpufreq_enabled, 0))
+	if (__builtin_expect(cpufreq_enabled, 0) &&
+	    (ev == CPUFREQ_RT || (int64_t)(now - cpufreq_next_ns[cpu]) >= 0))
 		cpufreq_update_slow(cpu, now, ev);
 }
 
@@ -202,12 +214,10 @@ extern const struct cpufreq_governor cpufreq_gov_performance;
 void cpufreq_set_backend(const struct cpufreq_backend *b);
 const struct cpufreq_backend *cpufreq_backend(void);
 
-/*
- * @d's counters up to @now, a consistent copy (each array CPUFREQ_MAX_OPPS):
- * its CPUs' busy time summed per OPP, the time some CPU was busy per OPP,
- * the time at each OPP, and the integral of kHz x ns. NULL: not wanted.
- */
-void cpufreq_busy_residency(struct freq_domain *d, uint64_t now, uint64_t *cpu_busy_ns, uint64_t *busy_ns,
-			    uint64_t *opp_ns, uint64_t *khz_ns);
+/* Time at each OPP of @d up to @now (a consistent copy, CPUFREQ_MAX_OPPS entries), and the integral kHz x ns. */
+void cpufreq_residency(struct freq_domain *d, uint64_t now, uint64_t *opp_ns, uint64_t *khz_ns);
+/* @d's busy energy counters (power x ns: its CPUs' cores, its rail; 0 without a rail) and kHz x ns, up to @now. */
+void cpufreq_energy_counters(struct freq_domain *d, uint64_t now, uint64_t *core_pns, uint64_t *rail_pns,
+			     uint64_t *khz_ns);
 
 #endif

@@ -50,10 +50,8 @@ struct energy_model {
 	 * nr_domains 0: every CPU at its top OPP's power (no DVFS).
 	 */
 	int nr_domains;
-	int8_t cpu_domain[TOPO_MAX_CPUS];	/* -1: none */
-	int8_t domain_rail[CPUFREQ_MAX_DOMAINS];	/* the rail whose CPUs are exactly the domain's, or -1 */
-	int domain_opps[CPUFREQ_MAX_DOMAINS];
-	int domain_first_cpu[CPUFREQ_MAX_DOMAINS];	/* its CPUs share its first CPU's core costs */
+	int16_t cpu_domain[TOPO_MAX_CPUS];	/* -1: none */
+	int16_t domain_rail[CPUFREQ_MAX_DOMAINS];	/* the rail whose CPUs are exactly the domain's, or -1 */
 };
 
 /* Residency of everything at one instant: what energy is computed from. */
@@ -62,11 +60,13 @@ struct energy_snapshot {
 	uint64_t cpu_busy_ns[TOPO_MAX_CPUS];
 	uint64_t cpu_state_ns[TOPO_MAX_CPUS][IDLE_MAX_STATES];
 	uint64_t rail_ns[IDLE_MAX_RAILS][3];	/* by enum rail_state */
-	/* DVFS (0 domains without): per domain and OPP, CPUs' busy time summed, time some CPU was busy, time there */
+	/*
+	 * DVFS (0 domains without): per domain, its CPUs' core busy energy and
+	 * its rail's busy energy at the OPPs in effect (power x ns), kHz x ns.
+	 */
 	int nr_domains;
-	uint64_t dom_cpu_busy_ns[CPUFREQ_MAX_DOMAINS][CPUFREQ_MAX_OPPS];
-	uint64_t dom_busy_ns[CPUFREQ_MAX_DOMAINS][CPUFREQ_MAX_OPPS];
-	uint64_t dom_opp_ns[CPUFREQ_MAX_DOMAINS][CPUFREQ_MAX_OPPS];
+	uint64_t dom_core_pns[CPUFREQ_MAX_DOMAINS];
+	uint64_t dom_rail_pns[CPUFREQ_MAX_DOMAINS];
 	uint64_t dom_khz_ns[CPUFREQ_MAX_DOMAINS];
 	bool meters_ok;				/* every meter read fine */
 	uint64_t meter_uj[4];			/* by meter index (energy_meter.h) */
@@ -100,10 +100,10 @@ static inline uint32_t energy_busy_at(const struct energy_cost *c, int opp)
 	return c->nr_opps > 1 ? c->busy_opp[opp] : c->busy;
 }
 /*
- * Energy used between two snapshots. With DVFS, busy energy is each
- * domain's busy time at each OPP times that OPP's power (exact per
- * cluster); a CPU's share of its domain's core energy is its share of the
- * domain's busy time.
+ * Energy used between two snapshots. With DVFS, busy energy is what each
+ * domain integrated (busy time at each OPP times that OPP's power:
+ * cpufreq_energy_counters(), exact per cluster); a CPU's share of its
+ * domain's core energy is its share of the domain's busy time.
  */
 void energy_compute(const struct energy_model *m, const struct energy_snapshot *from,
 		    const struct energy_snapshot *to, const struct rail *rails, struct energy_report *out);

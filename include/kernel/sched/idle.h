@@ -101,6 +101,16 @@ struct rail {
 	uint64_t nr_off;		/* times powered down */
 	int cluster;			/* cluster index of its first CPU (for reports) */
 	int node;			/* its power-domains node in the DT, -1: none (system rail) */
+	/*
+	 * DVFS (rail_set_dvfs(): a rail that is exactly one frequency domain):
+	 * busy energy at the OPP in effect, integrated here, under the lock the
+	 * idle path takes anyway. core_pns: its CPUs' core busy energy summed;
+	 * rail_pns: its own busy energy; power x ns, up to since_ns.
+	 */
+	const uint32_t *core_power, *rail_power;	/* per OPP; NULL: no DVFS */
+	int opp;
+	int nr_busy;			/* CPUs not idle (kept with a DVFS) */
+	uint64_t core_pns, rail_pns;
 };
 
 /* --- governor (pure) --- */
@@ -133,6 +143,15 @@ bool rail_cpu_idle(struct rail *r, int rail_id, int cpu, bool domain, uint64_t n
 bool rail_cpu_busy(struct rail *r, int rail_id, int cpu, uint64_t now, const struct rail_ops *ops);
 /* Residency including the current stretch up to @now (consistent copy, takes the lock). */
 void rail_residency(struct rail *r, uint64_t now, uint64_t out[3]);
+/*
+ * DVFS: from @now on, integrate @r's busy energy at these powers per OPP
+ * (arrays that outlive the rail's use), starting at OPP @opp.
+ */
+void rail_set_dvfs(struct rail *r, const uint32_t *core_power, const uint32_t *rail_power, int opp, uint64_t now);
+/* @r's clock moved to OPP @opp at @now. */
+void rail_set_opp(struct rail *r, int opp, uint64_t now);
+/* @r's busy energy counters up to @now (power x ns; 0 without DVFS). */
+void rail_energy(struct rail *r, uint64_t now, uint64_t *core_pns, uint64_t *rail_pns);
 
 /* --- per-CPU residency (pure) --- */
 void cpu_idle_account_enter(struct cpu_idle *ci, int state, uint64_t now);

@@ -128,6 +128,7 @@ struct rq {
 	struct cfs_rq cfs;
 	struct sched_avg avg;		/* PELT of the whole rq (any task runnable/running) */
 	bool avg_runnable, avg_running;	/* the state avg accrues in since its last update */
+	uint32_t freq_scale;		/* its clock over its top OPP's, PELT_SCALE = top (cpufreq.h) */
 	struct sched_avg avg_rt;	/* PELT of RT tasks running here (Linux's avg_rt) */
 	bool avg_rt_running;
 	struct timer rt_period_timer;	/* ends a throttled RT period */
