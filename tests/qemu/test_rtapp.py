@@ -29,7 +29,9 @@ RESULT = re.compile(
     r"^RESULT bench=rtapp board=qemu-tc2 pack=(?:off|rails|all) tasks=(?P<tasks>\d+) specs=(?P<specs>\d+) "
     r"duration_us=(?P<duration>\d+) loops=(?P<loops>\d+) overruns=\d+ slack_min_us=-?\d+ lat_avg_us=\d+ "
     r"lat_max_us=\d+ energy=\d+ energy_c0=\d+ energy_c1=\d+"
-    r"(?: cpu\d_busy_us=\d+ cpu\d_idle_us=\d+){5} cluster0_off_us=\d+ cluster1_off_us=\d+$", re.M)
+    r"(?: cpu\d_busy_us=\d+ cpu\d_idle_us=\d+){5} cluster0_off_us=\d+ cluster1_off_us=\d+"
+    # qemu-tc2's DT has OPP tables: each cluster's average frequency, and QEMU changes no speed.
+    r" cluster0_freq_khz_avg=\d+ cluster1_freq_khz_avg=\d+ freq_speed=none$", re.M)
 
 
 def tool(*args, stdin=None):
