@@ -192,7 +192,7 @@ int cpufreq_set_opp_locked(struct freq_domain *d, int opp, uint64_t now)
 		if (cpumask_test(&d->cpus, cpu)) {
 			WRITE_ONCE(cpufreq_scale_of[cpu], scale);
 			WRITE_ONCE(cpu_rq(cpu)->freq_scale, scale);	/* read by its own PELT updates */
-			WRITE_ONCE(cpufreq_next_ns[cpu], now + d->rate_limit_ns);
+			__atomic_store_n(&cpufreq_next_ns[cpu], now + d->rate_limit_ns, __ATOMIC_RELAXED);
 			trace_cpu_frequency(cpu, d->khz[opp]);
 		}
 	return 0;
@@ -263,7 +263,7 @@ void cpufreq_update_slow(int cpu, uint64_t now, enum cpufreq_event ev)
 
 	if (!d || !d->gov->update)
 		return;
-	WRITE_ONCE(cpufreq_next_ns[cpu], now + d->look_ns);
+	__atomic_store_n(&cpufreq_next_ns[cpu], now + d->look_ns, __ATOMIC_RELAXED);
 	opp = d->gov->update(d, cpu, now, ev);
 	if (opp < 0 || opp == READ_ONCE(d->cur))
 		return;

@@ -189,8 +189,9 @@ extern uint64_t cpufreq_tick_ns;	/* the scheduler tick's period */
 void cpufreq_update_slow(int cpu, uint64_t now, enum cpufreq_event ev);
 static inline void cpufreq_update(int cpu, uint64_t now, enum cpufreq_event ev)
 {
+	/* 64-bit single-copy atomic (ldrexd on ARMv7): another CPU's change of the domain writes it. */
 	if (__builtin_expect(cpufreq_enabled, 0) &&
-	    (ev == CPUFREQ_RT || (int64_t)(now - cpufreq_next_ns[cpu]) >= 0))
+	    (ev == CPUFREQ_RT || (int64_t)(now - __atomic_load_n(&cpufreq_next_ns[cpu], __ATOMIC_RELAXED)) >= 0))
 		cpufreq_update_slow(cpu, now, ev);
 }
 
