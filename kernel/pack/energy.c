@@ -7,6 +7,7 @@
  * as Linux's EAS does while nothing is overutilized.
  */
 #include "arch/barrier.h"
+#include "kernel/sched/cpufreq.h"
 #include "kernel/sched/energy.h"
 #include "kernel/sched/idle.h"
 #include "kernel/pack/pack.h"
@@ -45,8 +46,37 @@ static uint32_t cpu_usage(int cpu)
 	return usage_fraction(&a);
 }
 
-/* Candidate @cpu's inputs to the model, as of now. */
-static void energy_cand(struct pack_energy_cand *c, int cpu, bool is_idle, int prev)
+/*
+ * DVFS: the OPP @cpu's domain would run at with @uc (x PACK_E_SCALE of
+ * @cpu's capacity) more on @cpu, as its governor picks (the busiest CPU
+ * decides), and its speed; c->speed 0 without DVFS. O(CPUs of the domain).
+ */
+static void energy_cand_opp(struct pack_energy_cand *c, int cpu, uint64_t uc)
+{
+	const struct freq_domain *d = cpufreq_domain_of(cpu);
+	uint64_t busiest = c->usage + uc;
+
+	c->opp = -1;
+	c->speed = 0;
+	if (!d || d->nr_opps < 2)
+		return;
+	for (int o = cpumask_first(&d->cpus); o >= 0; o = cpumask_next(&d->cpus, o)) {
+		uint32_t u;
+
+		if (o == cpu || cpumask_test(&idle_hint, o))
+			continue;
+		u = cpu_usage(o);
+		if (u > busiest)
+			busiest = u;
+	}
+	if (busiest > PACK_E_SCALE)
+		busiest = PACK_E_SCALE;
+	c->opp = cpufreq_governor_opp(d, (uint32_t)(busiest >> 10));
+	c->speed = (uint32_t)((uint64_t)d->khz[c->opp] * 1024 / d->khz[d->nr_opps - 1]);
+}
+
+/* Candidate @cpu's inputs to the model, as of now, for a task busy @u on a CPU of capacity @from_cap. */
+static void energy_cand(struct pack_energy_cand *c, int cpu, bool is_idle, int prev, uint32_t u, uint32_t from_cap)
 {
 	const struct energy_model *m = energy_model();
 	int r = cpu_idle_of(cpu)->rail;
@@ -57,6 +87,7 @@ static void energy_cand(struct pack_energy_cand *c, int cpu, bool is_idle, int p
 	c->capacity = sched_topo.cpu[cpu].capacity;
 	c->usage = is_idle ? 0 : cpu_usage(cpu);
 	c->rail_needed = pack_rail_on_for_others(&rail->cpus, &rail->idle, prev);
+	energy_cand_opp(c, cpu, c->capacity ? (uint64_t)u * from_cap / c->capacity : PACK_E_SCALE);
 }
 
 /*
@@ -110,7 +141,7 @@ static int energy_select(const struct task *p, int prev, int *target)
 
 		if (guard && !is_idle)
 			continue;
-		energy_cand(&in[nin], cand[i], is_idle, prev);
+		energy_cand(&in[nin], cand[i], is_idle, prev, u, sched_topo.cpu[prev].capacity);
 		at[nin++] = cand[i];
 	}
 	pick = pack_energy_pick(in, nin, u, sched_topo.cpu[prev].capacity);

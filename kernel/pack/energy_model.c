@@ -19,20 +19,31 @@ uint64_t pack_energy_delta(const struct pack_energy_cand *c, uint32_t u, uint32_
 {
 	const struct energy_cost *core = c->core, *rail = c->rail;
 	uint64_t uc = c->capacity ? (uint64_t)u * from_cap / c->capacity : PACK_E_SCALE;
+	uint32_t core_busy = core->busy, rail_busy = rail->busy;
 	uint64_t e;
+	uint64_t usage = c->usage;
 
+	/* DVFS: the powers at the OPP the governor would pick, the work stretched to its speed. */
+	if (c->speed) {
+		core_busy = energy_busy_at(core, c->opp);
+		rail_busy = energy_busy_at(rail, c->opp);
+		uc = uc * 1024 / c->speed;
+		usage = usage * 1024 / c->speed;
+		if (usage > PACK_E_SCALE)
+			usage = PACK_E_SCALE;
+	}
 	if (uc > PACK_E_SCALE)
 		uc = PACK_E_SCALE;
-	if (c->usage + uc > PACK_ENERGY_MARGIN)
+	if (usage + uc > PACK_ENERGY_MARGIN)
 		return UINT64_MAX;
-	e = uc * (core->busy - (core->nr_idle ? core->idle[0] : 0));
+	e = uc * (core_busy - (core->nr_idle ? core->idle[0] : 0));
 	if (!c->rail_needed && rail->nr_idle > 1) {
 		uint32_t off = rail->idle[rail->nr_idle - 1];
 
-		e += uc * (rail->busy - off) + (uint64_t)(PACK_E_SCALE - uc) * (rail->idle[0] - off);
+		e += uc * (rail_busy - off) + (uint64_t)(PACK_E_SCALE - uc) * (rail->idle[0] - off);
 	} else {
-		e += uc * (rail->busy - (rail->nr_idle ? rail->idle[0] : 0)) / PACK_E_SCALE *
-		     (PACK_E_SCALE - c->usage);
+		e += uc * (rail_busy - (rail->nr_idle ? rail->idle[0] : 0)) / PACK_E_SCALE *
+		     (PACK_E_SCALE - usage);
 	}
 	return e;
 }

@@ -147,6 +147,13 @@ int cpufreq_opp_at_least(const struct freq_domain *d, uint32_t khz)
 	return d->nr_opps - 1;
 }
 
+int cpufreq_governor_opp(const struct freq_domain *d, uint32_t util)
+{
+	const struct cpufreq_governor *g = READ_ONCE(d->gov);
+
+	return g->opp_for_util ? g->opp_for_util(d, util) : READ_ONCE(d->cur);
+}
+
 int cpufreq_opp_exact(const struct freq_domain *d, uint32_t khz)
 {
 	for (int i = 0; i < d->nr_opps; i++)

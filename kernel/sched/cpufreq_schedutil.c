@@ -50,12 +50,21 @@ static int efficient_at_least(const struct freq_domain *d, uint32_t khz)
 	return opp;
 }
 
+/* 1.25 x fmax x @util / 1024 rounded up to an efficient OPP. */
+static int schedutil_opp_for_util(const struct freq_domain *d, uint32_t util)
+{
+	/* In 64 bits: fmax up to 4e9 kHz. */
+	uint64_t want = (uint64_t)d->khz[d->nr_opps - 1] * util * 5 / (4 * PELT_SCALE);
+
+	return efficient_at_least(d, want > UINT32_MAX ? UINT32_MAX : (uint32_t)want);
+}
+
 static int schedutil_update(struct freq_domain *d, int cpu, uint64_t now, enum cpufreq_event ev)
 {
 	const struct rq *rq = cpu_rq(cpu);
 	uint32_t util = 0;
 	bool rt = false, busy;
-	uint64_t want, stale_ns = (uint64_t)d->look_ns + cpufreq_tick_ns;
+	uint64_t stale_ns = (uint64_t)d->look_ns + cpufreq_tick_ns;
 	int opp;
 
 	WRITE_ONCE(util_of[cpu], pelt_usage_ratio(&rq->avg));
@@ -77,9 +86,7 @@ static int schedutil_update(struct freq_domain *d, int cpu, uint64_t now, enum c
 	}
 	if (rt)
 		return d->nr_opps - 1;
-	/* 1.25 x fmax x util / 1024, in 64 bits (fmax up to 4e9 kHz). */
-	want = (uint64_t)d->khz[d->nr_opps - 1] * util * 5 / (4 * PELT_SCALE);
-	opp = efficient_at_least(d, want > UINT32_MAX ? UINT32_MAX : (uint32_t)want);
+	opp = schedutil_opp_for_util(d, util);
 	if (opp < READ_ONCE(d->cur) && busy)
 		return -1;	/* sugov_cpu_is_busy(): keep the frequency */
 	return opp;
@@ -90,5 +97,6 @@ static const struct cpufreq_governor gov_schedutil = {
 	.desc = "1.25 x fmax x the busiest CPU's invariant util, from the scheduler's updates",
 	.start = schedutil_start,
 	.update = schedutil_update,
+	.opp_for_util = schedutil_opp_for_util,
 };
 CPUFREQ_GOVERNOR(gov_schedutil, 40);

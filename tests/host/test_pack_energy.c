@@ -27,12 +27,12 @@ static const struct energy_cost one_rail = { .busy = 2000, .idle = { 500 }, .nr_
 
 static struct pack_energy_cand a15(uint32_t usage, bool rail_needed)
 {
-	return (struct pack_energy_cand){ &a15_core, &a15_rail, 1024, usage, rail_needed };
+	return (struct pack_energy_cand){ &a15_core, &a15_rail, 1024, usage, rail_needed, -1, 0 };
 }
 
 static struct pack_energy_cand a7(uint32_t usage, bool rail_needed)
 {
-	return (struct pack_energy_cand){ &a7_core, &a7_rail, 516, usage, rail_needed };
+	return (struct pack_energy_cand){ &a7_core, &a7_rail, 516, usage, rail_needed, -1, 0 };
 }
 
 KT_CASE(tiny_task_leaves_an_a15_cluster_woken_for_it_alone)
@@ -132,10 +132,43 @@ KT_CASE(core_idle_power_is_subtracted_from_its_busy_power)
 {
 	static const struct energy_cost a9_core = { .busy = 2000, .idle = { 500 }, .nr_idle = 1 };
 	static const struct energy_cost a9_rail = { .busy = 4000, .idle = { 2000 }, .nr_idle = 1 };
-	struct pack_energy_cand c = { &a9_core, &a9_rail, 1024, 0, true };
+	struct pack_energy_cand c = { &a9_core, &a9_rail, 1024, 0, true, -1, 0 };
 	uint32_t u = PCT(10);
 
 	/* 10% of the window: core (2000 - 500) x u; the rail, on anyway, (4000 - 2000) x u of the idle part (all). */
 	KT_ASSERT_EQ(pack_energy_delta(&c, u, 1024),
 		     (uint64_t)u * 1500 + (uint64_t)u * 2000 / PACK_E_SCALE * PACK_E_SCALE);
+}
+
+/*
+ * DVFS: on an A7 whose cluster the governor would run at 800 MHz (the EAS
+ * TC2 numbers: core 549, cluster 2847 there; 1024 and 4905 at 1 GHz), the
+ * task's work takes 1000 / 800 as long at those powers: 1.25 x (549 +
+ * 2847) = 4245 per unit of work against 5929 at the top, so the estimate
+ * falls; on a rail on anyway only the rail's busy-over-idle part counts.
+ */
+KT_CASE(the_governors_opp_sets_the_powers_and_the_time)
+{
+	static const struct energy_cost a7_core_opp = {
+		.busy = 1024, .idle = { 0, 0 }, .nr_idle = 2, .nr_opps = 8,
+		.busy_opp = { 187, 275, 334, 407, 447, 549, 761, 1024 },
+		.cap_opp = { 150, 172, 215, 258, 301, 344, 387, 430 } };
+	static const struct energy_cost a7_rail_opp = {
+		.busy = 4905, .idle = { 25, 10 }, .nr_idle = 2, .nr_opps = 8,
+		.busy_opp = { 2967, 2792, 2810, 2815, 2919, 2847, 3917, 4905 },
+		.cap_opp = { 150, 172, 215, 258, 301, 344, 387, 430 } };
+	struct pack_energy_cand top = { &a7_core_opp, &a7_rail_opp, 516, 0, true, 7, 1024 };
+	struct pack_energy_cand at800 = { &a7_core_opp, &a7_rail_opp, 516, 0, true, 5, 819 };
+	struct pack_energy_cand none = { &a7_core_opp, &a7_rail_opp, 516, 0, true, -1, 0 };
+	uint32_t u = PCT(10);
+	uint64_t uc = (uint64_t)u * 1024 / 819;
+
+	KT_ASSERT_EQ(pack_energy_delta(&top, u, 516), pack_energy_delta(&none, u, 516));
+	KT_ASSERT_EQ(pack_energy_delta(&at800, u, 516), uc * 549 + uc * (2847 - 25) / PACK_E_SCALE * PACK_E_SCALE);
+	KT_ASSERT(pack_energy_delta(&at800, u, 516) < pack_energy_delta(&top, u, 516));
+	/* At 800 MHz a CPU 70% busy at the top's speed is 87.5% busy: over the 80% margin. */
+	at800.usage = PCT(70);
+	KT_ASSERT_EQ(pack_energy_delta(&at800, PCT(1), 516), UINT64_MAX);
+	top.usage = PCT(70);
+	KT_ASSERT(pack_energy_delta(&top, PCT(1), 516) != UINT64_MAX);
 }

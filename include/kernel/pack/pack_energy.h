@@ -20,6 +20,13 @@ struct pack_energy_cand {
 	uint32_t capacity;			/* the candidate's */
 	uint32_t usage;				/* its busy fraction now, x PACK_E_SCALE (0: idle) */
 	bool rail_needed;			/* its rail is on for other CPUs' work anyway */
+	/*
+	 * DVFS: the OPP its domain's governor would pick with the task there
+	 * and that OPP's speed over the top's (x 1024: work takes 1024 / speed
+	 * as long there); speed 0: no DVFS, the top pair's powers.
+	 */
+	int opp;
+	uint32_t speed;
 };
 
 /*

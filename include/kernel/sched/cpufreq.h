@@ -75,14 +75,18 @@ enum cpufreq_event {
  *                        may write per-CPU state of @cpu only and read the
  *                        domain locklessly; the core then moves @d under
  *                        d->lock. O(CPUs of @d).
+ *   opp_for_util(d, util)  the OPP it would pick if the busiest CPU of @d
+ *                        had @util (0..1024 of the top OPP's capacity): what
+ *                        placement estimates energy at (pack=energy).
  * NULL update: the governor never changes the OPP by itself (performance,
- * powersave, userspace).
+ * powersave, userspace); NULL opp_for_util: the OPP @d is at.
  */
 struct cpufreq_governor {
 	const char *name;
 	const char *desc;
 	int (*start)(struct freq_domain *d);
 	int (*update)(struct freq_domain *d, int cpu, uint64_t now, enum cpufreq_event ev);
+	int (*opp_for_util)(const struct freq_domain *d, uint32_t util);
 };
 
 struct cpufreq_governor_entry {
@@ -194,6 +198,9 @@ static inline void cpufreq_update(int cpu, uint64_t now, enum cpufreq_event ev)
 	    (ev == CPUFREQ_RT || (int64_t)(now - __atomic_load_n(&cpufreq_next_ns[cpu], __ATOMIC_RELAXED)) >= 0))
 		cpufreq_update_slow(cpu, now, ev);
 }
+
+/* The OPP @d's governor would run at if its busiest CPU had @util (governor.opp_for_util). Lockless. */
+int cpufreq_governor_opp(const struct freq_domain *d, uint32_t util);
 
 /* Move @d to @opp now (governors, the console): back end, scale, stats, trace. Takes d->lock. */
 int cpufreq_set_opp(struct freq_domain *d, int opp, uint64_t now);
