@@ -173,7 +173,7 @@ static void enqueue_on(struct task *p, int target, int flags);
  * short stop a few additions instead of a 64-bit division (~120
  * instructions on a Cortex-A9).
  */
-static uint64_t tick_slot_after(const struct rq *rq, uint64_t after, uint64_t last)
+SCHED_TESTABLE uint64_t tick_slot_after(const struct rq *rq, uint64_t after, uint64_t last)
 {
 	uint64_t period = tick_period_ns(), skew = rq->tick_skew_ns, next;
 
@@ -207,7 +207,7 @@ static void tick_fn(struct timer *t)
 	}
 }
 
-static void tick_start(struct rq *rq, uint64_t now)
+SCHED_TESTABLE void tick_start(struct rq *rq, uint64_t now)
 {
 	arch_cost(COST_NOHZ);
 	rq->tick_stopped = false;
@@ -223,7 +223,7 @@ static void tick_start(struct rq *rq, uint64_t now)
  * out (the wake-up path) and no stop on the way in. Returns the CPU's next
  * timer expiry, for the idle governor.
  */
-static uint64_t tick_stop_idle(struct rq *rq)
+SCHED_TESTABLE uint64_t tick_stop_idle(struct rq *rq)
 {
 	uint64_t next = timers_next_expiry(rq->cpu);
 

@@ -186,4 +186,29 @@ static inline void pack_count(int cpu, int why)
 void nohz_enter_idle(int cpu);
 void nohz_exit_idle(int cpu);
 
+/*
+ * The idle tick (kernel/sched/core.c; its rules are tested by
+ * tests/host/test_tick.c). A CPU's ticks fall on one grid, k x period +
+ * rq->tick_skew_ns, however often the tick stops and restarts.
+ * tick_slot_after(): the first slot of @rq's grid after @after; @last is the
+ * tick's previous expiry (a slot, or TIMER_NEVER), a hint that spares the
+ * division when the tick stopped only briefly.
+ * tick_start(): restart @rq's stopped tick at the first slot after @now; the
+ * CPU leaves the tickless set. IRQs off, on @rq's CPU.
+ * tick_stop_idle(): the CPU is going idle: stop its tick (it joins the
+ * tickless set) unless another timer is due before the tick, which then
+ * wakes it first. Returns the CPU's next timer expiry. IRQs off, on @rq's CPU.
+ *
+ * Static in the kernel (its hot paths inline them); on the host, for the
+ * tests, SCHED_TESTABLE leaves them visible.
+ */
+#ifdef HOST_BUILD
+#define SCHED_TESTABLE
+uint64_t tick_slot_after(const struct rq *rq, uint64_t after, uint64_t last);
+void tick_start(struct rq *rq, uint64_t now);
+uint64_t tick_stop_idle(struct rq *rq);
+#else
+#define SCHED_TESTABLE static
+#endif
+
 #endif
