@@ -75,7 +75,7 @@ KT_CASE(tables_become_domains)
 	KT_ASSERT_EQ(fd.dom[1].nr_opps, 2);
 	KT_ASSERT_EQ(cpumask_low32(&fd.dom[1].cpus), 0x4);
 	KT_ASSERT_EQ(fd.dom[1].cluster, 1);
-	KT_ASSERT_EQ(fd.dom[1].latency_ns, 0);
+	KT_ASSERT_EQ(fd.dom[1].latency_ns, 4000);
 	KT_ASSERT_EQ(fd.cpu_domain[1], 0);
 	KT_ASSERT_EQ(fd.cpu_domain[2], 1);
 }
@@ -183,9 +183,9 @@ KT_CASE(live_domains_inefficient_opps_and_rate_limit)
 	/* Per unit of work: 500 MHz 3.52, 1 GHz 2.34, 2 GHz 3.52 (opp-ok.dts). */
 	KT_ASSERT(d->inefficient[0] && !d->inefficient[1] && !d->inefficient[2]);
 	KT_ASSERT(!cpufreq_domain(1)->inefficient[0] && !cpufreq_domain(1)->inefficient[1]);
-	/* 200 us latency x 1000 is over Linux's 10 ms cap; none given: 1 ms. */
+	/* 200 us latency x 1000 is over Linux's 10 ms cap; 4 us x 1000: 4 ms. */
 	KT_ASSERT_EQ(d->rate_limit_ns, 10 * MS);
-	KT_ASSERT_EQ(cpufreq_domain(1)->rate_limit_ns, 1 * MS);
+	KT_ASSERT_EQ(cpufreq_domain(1)->rate_limit_ns, 4 * MS);
 }
 
 KT_CASE(opp_changes_scale_and_residency)
@@ -200,6 +200,10 @@ KT_CASE(opp_changes_scale_and_residency)
 	KT_ASSERT_EQ(cpufreq_scale(0), 512);
 	KT_ASSERT_EQ(cpufreq_scale(1), 512);
 	KT_ASSERT_EQ(cpufreq_scale(2), 1024);	/* another clock */
+	/* What the CPUs' own PELT updates read: running time at 1 GHz counts half. */
+	KT_ASSERT_EQ(cpu_rq(0)->freq_scale, 512);
+	KT_ASSERT_EQ(cpu_rq(1)->freq_scale, 512);
+	KT_ASSERT_EQ(cpu_rq(2)->freq_scale, 1024);
 	KT_ASSERT_EQ(cpufreq_set_opp(d, 0, 1040 * MS), 0);
 	KT_ASSERT_EQ(cpufreq_scale(1), 256);
 	cpufreq_residency(d, 1100 * MS, opp_ns, &khz_ns);
@@ -271,8 +275,16 @@ KT_CASE(schedutil_rules)
 	KT_ASSERT_EQ(decide(102, 1030 * MS, CPUFREQ_TICK), 2);
 	cpufreq_note_idle(0);
 	KT_ASSERT_EQ(decide(102, 1040 * MS, CPUFREQ_TICK), 1);
-	/* An RT task: the top, whatever the utilisation. */
+	/* An RT task: the top, whatever the utilisation, but not within the rate limit either. */
+	KT_ASSERT_EQ(decide(0, 1045 * MS, CPUFREQ_RT), 1);
 	KT_ASSERT_EQ(decide(0, 1080 * MS, CPUFREQ_RT), 2);
+	/*
+	 * 45%: 1.25 x 2 GHz x 0.45 = 1.125 GHz, rounded up: 2 GHz (fmax x util,
+	 * with no headroom, would be 900 MHz -> 1 GHz; rounded down, 1 GHz).
+	 */
+	cpufreq_note_idle(0);
+	KT_ASSERT_EQ(decide(102, 1100 * MS, CPUFREQ_TICK), 1);
+	KT_ASSERT_EQ(decide(461, 1120 * MS, CPUFREQ_TICK), 2);
 }
 
 KT_CASE(schedutil_the_busiest_fresh_cpu_decides)
@@ -337,4 +349,25 @@ KT_CASE(pelt_running_time_counts_at_the_frequency)
 	pelt_update_scaled(&half, 400 * MS, true, true, 512);
 	KT_ASSERT_MSG(pelt_usage_ratio(&half) >= 508 && pelt_usage_ratio(&half) <= 512, "half: %u",
 		      pelt_usage_ratio(&half));
+}
+
+/*
+ * TC2's A7 cluster (boards/tc2/tc2.dts, the EAS TC2 numbers): per unit of
+ * work, (core + cluster power) x 1024 / capacity, from 350 MHz up:
+ * 21.5k, 18.3k, 15.0k, 12.8k, 11.5k, 10.1k (800 MHz), 12.4k, 14.1k. Every
+ * OPP below 800 MHz costs more than 800 MHz: inefficient. Counting the
+ * core alone (Linux's rule) would find 350 MHz efficient (1.28k, the
+ * cheapest) and 700 MHz too (1.52k, below 800's 1.63k).
+ */
+KT_CASE(tc2_a7s_below_800_mhz_are_inefficient_counting_the_cluster)
+{
+	static struct dtb tc2;
+	const struct freq_domain *d;
+
+	KT_ASSERT(host_boot_dt(&tc2, "build/tc2/tc2.dtb", 5, "rails", 1000 * MS));
+	d = cpufreq_domain_of(2);
+	KT_ASSERT(d != NULL && d->nr_opps == 8 && d->khz[5] == 800000);
+	for (int o = 0; o < 8; o++)
+		KT_ASSERT_MSG(d->inefficient[o] == (o < 5), "A7 OPP %d (%u kHz)", o, d->khz[o]);
+	KT_ASSERT_EQ(d->rate_limit_ns, 10 * MS);	/* 1 ms latency x 1000, capped */
 }
