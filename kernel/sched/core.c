@@ -642,6 +642,13 @@ void sched_cpu_online(int cpu)
 {
 	idle_cpu_online(cpu);
 	sched_set_idle_hint(cpu, true);	/* it runs its idle task */
+	/*
+	 * Its tick is stopped (sched_init_cpu()) until a task runs here: it is
+	 * tickless idle from now, so a busy CPU may kick it to balance (as
+	 * tick_stop_idle() would have said had it ever gone idle).
+	 */
+	if (cpu_rq(cpu)->tick_stopped)
+		nohz_enter_idle(cpu);
 	cpumask_set_atomic(&sched_cpus_online, cpu);
 }
 

@@ -75,6 +75,24 @@ KT_CASE(the_boot_leaves_every_cpu_with_its_tick_stopped_and_its_own_skew)
 	}
 }
 
+/*
+ * A CPU that no task has run on since it came online is tickless idle: a
+ * busy CPU may kick it to balance (else it would stay idle beside a CPU
+ * running two tasks until something woke it).
+ */
+KT_CASE(a_cpu_never_woken_since_boot_is_tickless)
+{
+	t0 += 100000 * P;
+	KT_ASSERT(host_boot_dt_tickless(&tc2, "build/tc2/tc2.dtb", NCPU, "off", t0));
+	for (int c = 0; c < NCPU; c++)
+		KT_ASSERT_MSG(tickless(c), "cpu%d", c);
+	/* Its first task restarts the tick: no longer tickless. */
+	on_cpu(3, t0 + 10 * P);
+	tick_start(cpu_rq(3), host_fake_now);
+	KT_ASSERT(!tickless(3));
+	host_set_cpu_id(0);
+}
+
 KT_CASE(a_started_tick_falls_on_its_cpus_grid)
 {
 	KT_ASSERT(boot());
