@@ -16,7 +16,7 @@
  *	pr<prio> changes the thread's scheduling when the phase starts, as
  *	rt-app's per-phase policy and priority do.
  *	e.g. rtapp add periodic i=4 r1600,t16000:u0; rtapp add rt p=f50 r100,t1000:u0
- *   rtapp run MS [log=N]
+ *   rtapp run MS [log=N] [pi=0|1]
  *	create every instance, start them together (t_zero, 2 ms ahead), stop
  *	them MS ms later (0: when they all finish, at most 10 min; refused if
  *	one loops forever), join them and print, per instance and phase:
@@ -167,6 +167,7 @@ static struct {
 	struct rt_pstat stats[RTAPP_MAX_STATS];
 	int nforks[RTAPP_MAX_SPECS];
 	int nr_threads, nr_stats, log_max, nr_errors;
+	bool pi;		/* mutexes inherit priority (rt-app's global pi_enabled) */
 	uint64_t t_zero, end_ns;
 	volatile bool stop;
 } ra = { .lock = SPINLOCK_INIT, .threads_lock = SPINLOCK_INIT };
@@ -676,8 +677,10 @@ static void setup_objects(void)
 	memset(ra.timers, 0, sizeof(ra.timers));
 	for (int k = 0; k < RTAPP_MAX_TIMERS; k++)
 		ra.timers[k].relative = true;
-	for (int k = 0; k < RTAPP_MAX_MUTEXES; k++)
+	for (int k = 0; k < RTAPP_MAX_MUTEXES; k++) {
 		mutex_init(&ra.mutexes[k]);
+		ra.mutexes[k].prio_none = !ra.pi;
+	}
 	for (int k = 0; k < RTAPP_MAX_CONDS; k++)
 		condvar_init(&ra.conds[k]);
 	for (int k = 0; k < RTAPP_MAX_BARRIERS; k++) {
@@ -837,19 +840,24 @@ static void rt_stop_all(void)
 static int rt_run(int argc, char **argv)
 {
 	static struct energy_snapshot from;	/* under ra.busy */
-	long ms, log_max = 0;
+	long ms, log_max = 0, pi = 0;
 	int created = 0, initial = 0;
 	uint64_t t_end;
 
 	if (argc < 1 || !cmdline_parse_long(argv[0], 0, RTAPP_MAX_MS, &ms)) {
-		kprintf("error: rtapp: usage: rtapp run <ms 0..%ld> [log=N]\n", RTAPP_MAX_MS);
+		kprintf("error: rtapp: usage: rtapp run <ms 0..%ld> [log=N] [pi=0|1]\n", RTAPP_MAX_MS);
 		return 1;
 	}
-	for (int i = 1; i < argc; i++)
-		if (strncmp(argv[i], "log=", 4) != 0 || !cmdline_parse_long(argv[i] + 4, 0, RTAPP_LOG_MAX, &log_max)) {
-			kprintf("error: rtapp: run: bad option '%s' (log=0..%d)\n", argv[i], RTAPP_LOG_MAX);
+	for (int i = 1; i < argc; i++) {
+		bool ok = strncmp(argv[i], "log=", 4) == 0 ? cmdline_parse_long(argv[i] + 4, 0, RTAPP_LOG_MAX, &log_max)
+			  : strncmp(argv[i], "pi=", 3) == 0 ? cmdline_parse_long(argv[i] + 3, 0, 1, &pi)
+							     : false;
+
+		if (!ok) {
+			kprintf("error: rtapp: run: bad option '%s' (log=0..%d, pi=0|1)\n", argv[i], RTAPP_LOG_MAX);
 			return 1;
 		}
+	}
 	if (rtprog_check(&ra.prog))
 		return 1;
 	for (int s = 0; s < ra.prog.nr_specs; s++) {
@@ -883,11 +891,12 @@ static int rt_run(int argc, char **argv)
 			ra.nr_stats += ra.prog.spec[s].nr_phases;
 			setup_thread_timers(th);
 		}
+	ra.pi = pi != 0;
 	setup_objects();
 	ra.log_max = (int)log_max;
 	__atomic_store_n(&ra.stop, false, __ATOMIC_RELEASE);
-	kprintf("rtapp: run tasks=%d specs=%d duration_ms=%ld calibration_loops_per_ms=%llu\n", ra.nr_threads,
-		ra.prog.nr_specs, ms, (unsigned long long)ra.loops_per_ms);
+	kprintf("rtapp: run tasks=%d specs=%d duration_ms=%ld calibration_loops_per_ms=%llu pi=%d\n", ra.nr_threads,
+		ra.prog.nr_specs, ms, (unsigned long long)ra.loops_per_ms, ra.pi);
 	energy_take_snapshot(&from);
 	ra.t_zero = arch_now_ns() + RTAPP_START_LEAD_NS;
 	ra.end_ns = ra.t_zero + (uint64_t)(ms ? ms : RTAPP_MAX_MS) * NSEC_PER_MSEC;
@@ -992,7 +1001,7 @@ static int cmd_rtapp(int argc, char **argv)
 	}
 	if (strcmp(sub, "add") != 0 && strcmp(sub, "phase") != 0 && strcmp(sub, "run") != 0 &&
 	    !((strcmp(sub, "list") == 0 || strcmp(sub, "clear") == 0) && argc == 2)) {
-		kprintf("error: rtapp: usage: rtapp add NAME [opts] PHASE... | phase NAME PHASE... | run <ms> [log=N] "
+		kprintf("error: rtapp: usage: rtapp add NAME [opts] PHASE... | phase NAME PHASE... | run <ms> [log=N] [pi=0|1] "
 			"| list | clear | cal\n");
 		return 1;
 	}

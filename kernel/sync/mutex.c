@@ -27,10 +27,10 @@ static struct wait_entry *top_waiter(const struct mutex *m)
 	return best;
 }
 
-/* The RT priority @m's owner inherits from its waiters, 0 if none. m->wq.lock held. */
+/* The RT priority @m's owner inherits from its waiters, 0 if none (or @m lends none). m->wq.lock held. */
 static int top_waiter_prio(const struct mutex *m)
 {
-	const struct wait_entry *e = top_waiter(m);
+	const struct wait_entry *e = m->prio_none ? NULL : top_waiter(m);
 
 	return e ? e->task->prio : 0;
 }
@@ -106,7 +106,7 @@ bool mutex_lock_or_queue(struct mutex *m, struct wait_entry *e, struct task *t)
 		m->nr_contended++;
 	}
 	spin_unlock(&m->wq.lock);
-	if (!got && t->prio > owner->pi_prio)
+	if (!got && !m->prio_none && t->prio > owner->pi_prio)
 		pi_update_chain(owner);	/* the owner runs at our priority until it lets go */
 	spin_unlock_irqrestore(&pi_lock, flags);
 	return got;

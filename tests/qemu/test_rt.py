@@ -110,3 +110,44 @@ def test_rt_stress_loses_nothing_and_keeps_the_invariant():
     r = boot("qemu-tc2", run="stress 4 31 120 rt", debug=True, timeout=300)
     assert r.status == 0, r
     assert stress_verdict(r.output, 31, 4, 120)["policy_changes"] > 0, r.output[-3000:]
+
+
+# The classic three-task inversion, as an rt-app file (tools/rtapp), all on CPU 1:
+# low (FIFO 10) takes the mutex and works 20 ms; high (FIFO 90) wakes at 2 ms and
+# waits for it; mid (FIFO 50) wakes at 5 ms and works 100 ms. With inheritance low
+# runs at 90 until it unlocks: high's loop ends at ~20 ms, bounded by low's critical
+# section. Without it (rt-app's default, pi_enabled false) mid holds off low, and
+# with it high, for its 100 ms.
+INVERSION = """{"global": {"duration": 0, "pi_enabled": %s},
+  "tasks": {
+    "low":  {"policy": "SCHED_FIFO", "priority": 10, "cpus": [1], "loop": 1, "lock": "m", "run": 20000, "unlock": "m"},
+    "high": {"policy": "SCHED_FIFO", "priority": 90, "cpus": [1], "loop": 1, "sleep": 2000, "lock": "m", "unlock": "m"},
+    "mid":  {"policy": "SCHED_FIFO", "priority": 50, "cpus": [1], "loop": 1, "sleep": 5000, "run": 100000}}}"""
+
+
+def inversion_periods(out):
+    """Each task's loop time (us) in the run's `rtapp: task=` lines."""
+    return {m.group(1): int(m.group(2)) for m in re.finditer(r"^rtapp: task=(\w+) .* act_period_us=(\d+) ", out, re.M)}
+
+
+def test_priority_inheritance_bounds_the_three_task_inversion_on_both_engines():
+    import subprocess
+    for pi in ("true", "false"):
+        p = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "rtapp"), "-"], input=INVERSION % pi,
+                           capture_output=True, text=True, timeout=30)
+        assert p.returncode == 0, p.stderr
+        cmds = p.stdout.strip()
+        assert cmds.endswith("rtapp run 0 pi=1" if pi == "true" else "rtapp run 0"), cmds
+        q = boot("qemu-tc2", run=cmds, timeout=120)
+        assert q.status == 0 and "error" not in q.output, q
+        s = sim("qemu-tc2", cmds)
+        assert s.returncode == 0 and "error" not in s.stdout, s.stderr
+        for engine, out in (("QEMU icount", q.output), ("schedsim", s.stdout)):
+            t = inversion_periods(out)
+            assert set(t) == {"low", "high", "mid"}, (engine, out[-1500:])
+            if pi == "true":
+                # 20 ms of low's work from the start, then high's lock and unlock at once.
+                assert 19000 <= t["high"] <= 23000, (engine, t)
+            else:
+                # ... and mid's 100 ms in between.
+                assert t["high"] >= 115000, (engine, t)

@@ -13,6 +13,13 @@
  * equals), and the old owner drops back to what it still inherits. One
  * lock, pi_lock, guards every task's held list, blocked_on and boost; lock
  * order: pi_lock, a queue's lock, rq locks.
+ *
+ * A mutex set to prio_none (POSIX's PTHREAD_PRIO_NONE, what rt-app's
+ * mutexes are unless its global "pi_enabled" is true) lends its waiters'
+ * priority to nobody: its owner runs at its own priority, so a
+ * middle-priority task may hold off the owner and with it every waiter
+ * (the classic inversion). Hand-off still goes to the highest waiter, as
+ * Linux's futex wake-up order does.
  */
 #ifndef KERNEL_MUTEX_H
 #define KERNEL_MUTEX_H
@@ -30,6 +37,7 @@ struct mutex {
 	struct mutex *held_next;	/* the owner's other held mutexes (task->pi_held) */
 	uint32_t nr_contended;		/* lock calls that had to sleep */
 	uint32_t nr_handoffs;		/* unlocks that passed it to a waiter */
+	bool prio_none;			/* no inheritance (set before first use) */
 };
 
 #define MUTEX_INIT { .wq = WAITQUEUE_INIT }
