@@ -471,6 +471,21 @@ def test_oracle_bound_by_hand():
     # Same speed everywhere (QEMU): B's 30 ms spread: 30x20 + 10x10 + 90x7 + 500 = 1830.
     best, _ = rp.bench.oracle(model, 30.0, 100.0)
     assert abs(best[0] - 1830) < 1e-6, best
+    # B with a second, lower operating point (capacity 256: half its top's speed, core 8, rail 6).
+    # Simulator: 120 ms of work there, rail on 40: 120x8 + 40x6 + 60x7 + 500 = 2120, below the top
+    # OPP's 2460. Serial: 120 ms on one CPU, past the window: 120x14 + 500 + 2x100x1 = 2380.
+    # QEMU (no speed change): 30x8 + 10x6 + 90x7 + 500 = 1430.
+    model[1]["opps"] = [(256, 8, 6), (512, 20, 10)]
+    best, serial = rp.bench.oracle(model, 30.0, 100.0, [1024, 512])
+    assert abs(best[0] - 2120) < 1e-6 and best[1]["name"] == "b" and best[1]["opp_capacity"] == 256, best
+    assert abs(serial[0] - 2380) < 1e-6 and serial[1]["opp"] == 0, serial
+    best, _ = rp.bench.oracle(model, 30.0, 100.0)
+    assert abs(best[0] - 1430) < 1e-6, best
+    # TC2's DT: the A7s' pairs per OPP, and their cheapest OPP per unit of work on the simulator,
+    # 800 MHz (capacity 344: (549 + 2847) / 344, the least of the eight).
+    tc2 = rp.bench.parse_energy_model("tc2")
+    assert [len(r["opps"]) for r in tc2] == [8, 8] and tc2[1]["opps"][5] == (344, 549, 2847), tc2
+    assert rp.bench.oracle(tc2, 400.0, 16000.0, [1024, 430])[0][1]["opp_capacity"] == 344
 
 
 def test_energy_verdicts_and_why():
