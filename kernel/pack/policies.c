@@ -164,7 +164,9 @@ int pack_set_policy(const struct pack_policy *p)
 		WRITE_ONCE(sched_topo.powerline[cpu], next.powerline[cpu]);
 		for (int l = 0; l < next.nr_levels[cpu]; l++)
 			WRITE_ONCE(sched_topo.sd[cpu][l].flags, next.sd[cpu][l].flags);
+		WRITE_ONCE(sched_topo.pack_buddy_check_fit[cpu], next.pack_buddy_check_fit[cpu]);
 		WRITE_ONCE(sched_topo.pack_buddy[cpu], next.pack_buddy[cpu]);
+		WRITE_ONCE(cpu_rq(cpu)->misfit_push, NULL);	/* the old policy's; its CPU may push once anyway */
 	}
 	/*
 	 * The outcome counters are the new policy's from now on. A wake-up

@@ -212,11 +212,15 @@ static bool may_kick_ilb(const struct rq *rq)
 
 void balance_tick(struct rq *rq, uint64_t now)
 {
+	const struct pack_policy *policy = READ_ONCE(sched_topo.policy);
 	int cpu = rq->cpu;
 	bool busy = !rq->curr->is_idle;
 
 	if (cpu >= sched_topo.nr_cpus)
 		return;
+	/* The policy's view of this CPU (pack=energy: overutilized, misfit: its active balance). */
+	if (policy->tick)
+		policy->tick(rq);
 	/* Most ticks balance nothing: one comparison with the earliest level. */
 	if (now >= rq->next_balance_any_ns) {
 		uint64_t next = UINT64_MAX;

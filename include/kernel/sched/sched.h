@@ -152,6 +152,14 @@ struct rq {
 	volatile bool nohz_kick;	/* asked to balance for idle CPUs */
 	bool newidle;			/* just switched to idle: balance once */
 	struct task *deferred_push;	/* runnable but no longer allowed here */
+	/*
+	 * Active balance (the placement policy's tick, pack.h): push this task,
+	 * if it is curr when it next switches out still runnable, to
+	 * misfit_dst (if still allowed there; else wherever select puts it).
+	 * Written by this CPU only; a stale pointer costs one push at most.
+	 */
+	struct task *misfit_push;
+	int misfit_dst;
 	struct task *yield_skip;	/* curr called task_yield(): pick another if any */
 	struct task *deferred_free;	/* detached task that just exited */
 	uint64_t tick_overruns;		/* ticks that ended past their next slot (tick_fn) */
