@@ -59,6 +59,7 @@ static const char *const energy_reasons[ENERGY_NR_REASONS] = {
  * idle CPUs out (energy_overutilized()).
  */
 static cpumask_t overutilized;
+static bool waited[TOPO_MAX_CPUS];	/* fair tasks were waiting at the CPU's last tick */
 
 /* Is any busy CPU overutilized? Linux's root domain flag; here one word per 32 CPUs. */
 static bool energy_overutilized(void)
@@ -266,12 +267,20 @@ static void energy_tick(struct rq *rq)
 	uint32_t cap = sched_topo.cpu[cpu].capacity;
 	const struct task *curr = rq->curr;
 	struct sched_avg a;
-	bool over;
+	bool over, waiting;
 
 	if (energy_model()->why_flat)
 		return;
 	pelt_snapshot(&rq->avg, &a);
-	over = !pack_fits(usage_fraction(&a), cap, cap);
+	/*
+	 * Above 80%, or fair tasks waiting at two ticks in a row: PELT takes
+	 * ~60 ms to see a packed CPU fill up (30% -> 80%), longer than the
+	 * bursts it must let go of (burst16: 100 ms); a queue that stays is
+	 * seen at once. One tick's queue is a collision of short tasks.
+	 */
+	waiting = rq->cfs.nr_running >= 2;
+	over = !pack_fits(usage_fraction(&a), cap, cap) || (waiting && waited[cpu]);
+	waited[cpu] = waiting;
 	if (over != cpumask_test(&overutilized, cpu)) {
 		if (over)
 			cpumask_set_atomic(&overutilized, cpu);
