@@ -35,7 +35,7 @@ enum energy_reason {
 	ENERGY_PREV,		/* staying put costs least */
 	ENERGY_IDLE,		/* an idle CPU costs least (or the latency guard wants one) */
 	ENERGY_NONE,		/* no candidate has room: default path */
-	ENERGY_UNFIT,		/* it no longer fits prev: to a CPU where it fits (or the biggest idle one) */
+	ENERGY_UNFIT,		/* it no longer fits prev: to the cheapest CPU where it fits */
 	ENERGY_OVERUTIL,	/* some CPU is overutilized: default path */
 	ENERGY_MISFIT,		/* not a wake-up: the tick pushed a misfit running task to a bigger CPU */
 	ENERGY_BUDDY_RULE,	/* no choice on this machine (why_flat): the buddy rule left it alone */
@@ -138,8 +138,8 @@ static int energy_buddy_rule(const struct task *p, int prev, int *target)
  * Where waking @p (last on @prev) costs least energy: its previous CPU, its
  * buddy, or the first idle CPU of each rail: O(rails), not O(CPUs), among
  * those it fits. A task that has been waiting too long (latency guard) is
- * only placed on idle CPUs. One that fits none of them goes to the biggest
- * idle one if that is bigger than prev. Returns the outcome and sets
+ * only placed on idle CPUs; one that fits none of them is left to the
+ * default path (and to the misfit push at the tick). Returns the outcome and sets
  * *target; ENERGY_NONE and ENERGY_OVERUTIL leave the choice to the default
  * path.
  */
@@ -147,9 +147,9 @@ static int energy_select(const struct task *p, int prev, int *target)
 {
 	cpumask_t idle;
 	int buddy = READ_ONCE(sched_topo.pack_buddy[prev]);
-	int cand[2 + IDLE_MAX_RAILS], at[2 + IDLE_MAX_RAILS], nr = 0, nin = 0, pick, best, big = -1;
+	int cand[2 + IDLE_MAX_RAILS], at[2 + IDLE_MAX_RAILS], nr = 0, nin = 0, pick, best;
 	struct pack_energy_cand in[2 + IDLE_MAX_RAILS];
-	uint32_t prev_cap = sched_topo.cpu[prev].capacity, big_cap = prev_cap;
+	uint32_t prev_cap = sched_topo.cpu[prev].capacity;
 	struct sched_avg ta;
 	bool guard, prev_fits;
 	uint32_t u;
@@ -193,20 +193,13 @@ static int energy_select(const struct task *p, int prev, int *target)
 
 		if (guard && !is_idle)
 			continue;
-		if (!pack_fits(u, prev_cap, cap)) {
-			if (is_idle && cap > big_cap) {	/* fits nowhere we look: the biggest idle CPU */
-				big_cap = cap;
-				big = cand[i];
-			}
+		if (!pack_fits(u, prev_cap, cap))
 			continue;
-		}
 		energy_cand(&in[nin], cand[i], is_idle, prev, u, prev_cap);
 		at[nin++] = cand[i];
 	}
 	pick = pack_energy_pick(in, nin, u, prev_cap);
 	best = pick < 0 ? -1 : at[pick];
-	if (best < 0 && !prev_fits)
-		best = big;
 	if (best < 0)
 		return ENERGY_NONE;
 	*target = best;
