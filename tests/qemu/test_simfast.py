@@ -16,6 +16,7 @@ mutants each one kills):
 """
 import os
 import re
+import subprocess
 import tempfile
 
 import simlib
@@ -246,3 +247,18 @@ def test_energy_without_a_choice_says_why_once_at_boot():
     p = sim("tc2", "cpus", "--pack=energy")
     assert p.returncode == 0, p.stderr
     assert "placing by the buddy rule" not in p.stdout, p.stdout[:1500]
+    # Two clusters of equal CPUs (tools/gen-machine-dt, all little), and the
+    # same machine without its energy model.
+    with tempfile.TemporaryDirectory() as tmp:
+        dts = subprocess.run([os.path.join(simlib.ROOT, "tools", "gen-machine-dt"), "--clusters", "2",
+                              "--cpus-per-cluster", "2", "--big", "0"], capture_output=True, text=True, check=True).stdout
+        bare = "\n".join(ln for ln in dts.splitlines() if "sched-energy-costs" not in ln)
+        for name, text, why in (("equal", dts, "all CPUs equal (capacity and busy power)"),
+                                ("bare", bare, "no energy model in the DT")):
+            path = os.path.join(tmp, name + ".dtb")
+            subprocess.run(["dtc", "-q", "-I", "dts", "-O", "dtb", "-o", path, "-"], input=text, text=True,
+                           check=True)
+            p = sim(path, "cpus", "--pack=energy")
+            assert p.returncode == 0, p.stderr
+            lines = [ln for ln in p.stdout.splitlines() if ln.startswith("pack: energy: ")]
+            assert lines == ["pack: energy: %s; placing by the buddy rule" % why], p.stdout[:1500]
