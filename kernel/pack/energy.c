@@ -59,7 +59,16 @@ static const char *const energy_reasons[ENERGY_NR_REASONS] = {
  * idle CPUs out (energy_overutilized()).
  */
 static cpumask_t overutilized;
-static bool waited[TOPO_MAX_CPUS];	/* fair tasks were waiting at the CPU's last tick */
+/*
+ * Fair tasks queued behind the running one at this many ticks in a row make
+ * a CPU overutilized (energy_tick()). 2: PELT is ~60 ms late on a packed CPU
+ * that fills up, and buddy-overload / burst16 (100 ms bursts) miss deadlines
+ * meanwhile; 8 spares medium and bursts (two tasks of one period colliding
+ * for ~4 ms each period) the A15 wake-ups but gives those deadlines back
+ * (docs/placement.md, issue 36's figures).
+ */
+#define QUEUE_TICKS 2
+static unsigned int waited[TOPO_MAX_CPUS];	/* ticks in a row with fair tasks waiting (up to QUEUE_TICKS) */
 
 /* Is any busy CPU overutilized? Linux's root domain flag; here one word per 32 CPUs. */
 static bool energy_overutilized(void)
@@ -128,6 +137,49 @@ static void energy_cand(struct pack_energy_cand *c, int cpu, bool is_idle, int p
 	energy_cand_opp(c, cpu, c->capacity ? (uint64_t)u * from_cap / c->capacity : PACK_E_SCALE);
 }
 
+/* The biggest idle CPU of capacity above @min_cap that @p may use (the first of equals), or -1. */
+static int biggest_idle_cpu(const struct task *p, uint32_t min_cap)
+{
+	uint32_t best_cap = min_cap;
+	int best = -1;
+
+	for (int i = 0; i < CPUMASK_WORDS; i++) {
+		uint32_t w = READ_ONCE(idle_hint.w[i]) & READ_ONCE(sched_cpus_online.w[i]) & p->cpus_allowed.w[i];
+
+		for (; w; w &= w - 1) {
+			int c = i * 32 + __builtin_ctz(w);
+
+			if (sched_topo.cpu[c].capacity > best_cap) {
+				best_cap = sched_topo.cpu[c].capacity;
+				best = c;
+			}
+		}
+	}
+	return best;
+}
+
+/*
+ * Overutilized: the energy choice steps aside. The default path keeps a
+ * wake-up in prev's cluster; when prev is busy and its cluster has no idle
+ * CPU the task may use, spread by capacity instead: the biggest idle CPU
+ * (a burst of tasks packed while light must not wait for the balancer).
+ */
+static int energy_spread(const struct task *p, int prev, int *target)
+{
+	const cpumask_t *llc = &sched_topo.llc[prev];
+	int t;
+
+	if (cpu_idle_now(prev))
+		return ENERGY_OVERUTIL;
+	for (int i = 0; i < CPUMASK_WORDS; i++)
+		if (READ_ONCE(idle_hint.w[i]) & llc->w[i] & p->cpus_allowed.w[i])
+			return ENERGY_OVERUTIL;
+	t = biggest_idle_cpu(p, 0);
+	if (t >= 0)
+		*target = t;
+	return ENERGY_OVERUTIL;
+}
+
 /* No choice to make on this machine: the buddy rule, its outcome told as ours. */
 static int energy_buddy_rule(const struct task *p, int prev, int *target)
 {
@@ -157,7 +209,7 @@ static int energy_select(const struct task *p, int prev, int *target)
 	if (energy_model()->why_flat)
 		return energy_buddy_rule(p, prev, target);
 	if (energy_overutilized())
-		return ENERGY_OVERUTIL;
+		return energy_spread(p, prev, target);
 	pack_waking_avg(p, &ta);
 	u = usage_fraction(&ta);
 	prev_fits = pack_fits(u, prev_cap, prev_cap);
@@ -226,27 +278,6 @@ static bool energy_may_kick_ilb(const struct rq *rq)
 	return (uint64_t)a.usage_avg_sum * 5 > (uint64_t)a.runnable_avg_period * 4;
 }
 
-/* The biggest idle CPU bigger than @cpu that @p may use (the first of equals), or -1. */
-static int bigger_idle_cpu(const struct task *p, int cpu)
-{
-	uint32_t best_cap = sched_topo.cpu[cpu].capacity;
-	int best = -1;
-
-	for (int i = 0; i < CPUMASK_WORDS; i++) {
-		uint32_t w = READ_ONCE(idle_hint.w[i]) & READ_ONCE(sched_cpus_online.w[i]) & p->cpus_allowed.w[i];
-
-		for (; w; w &= w - 1) {
-			int c = i * 32 + __builtin_ctz(w);
-
-			if (sched_topo.cpu[c].capacity > best_cap) {
-				best_cap = sched_topo.cpu[c].capacity;
-				best = c;
-			}
-		}
-	}
-	return best;
-}
-
 /*
  * At each tick of @rq's CPU: its overutilized bit, and the misfit check of
  * its running fair task (Linux's update_misfit_status() and the active
@@ -260,20 +291,19 @@ static void energy_tick(struct rq *rq)
 	uint32_t cap = sched_topo.cpu[cpu].capacity;
 	const struct task *curr = rq->curr;
 	struct sched_avg a;
-	bool over, waiting;
+	bool over;
 
 	if (energy_model()->why_flat)
 		return;
 	pelt_snapshot(&rq->avg, &a);
 	/*
-	 * Above 80%, or fair tasks waiting at two ticks in a row: PELT takes
-	 * ~60 ms to see a packed CPU fill up (30% -> 80%), longer than the
-	 * bursts it must let go of (burst16: 100 ms); a queue that stays is
+	 * Above 80%, or fair tasks waiting at QUEUE_TICKS ticks in a row: PELT
+	 * takes ~60 ms to see a packed CPU fill up (30% -> 80%), longer than
+	 * the bursts it must let go of (burst16: 100 ms); a queue that stays is
 	 * seen at once. One tick's queue is a collision of short tasks.
 	 */
-	waiting = rq->cfs.nr_running >= 2;
-	over = !pack_fits(usage_fraction(&a), cap, cap) || (waiting && waited[cpu]);
-	waited[cpu] = waiting;
+	waited[cpu] = rq->cfs.nr_running < 2 ? 0 : waited[cpu] < QUEUE_TICKS ? waited[cpu] + 1 : QUEUE_TICKS;
+	over = !pack_fits(usage_fraction(&a), cap, cap) || waited[cpu] >= QUEUE_TICKS;
 	if (over != cpumask_test(&overutilized, cpu)) {
 		if (over)
 			cpumask_set_atomic(&overutilized, cpu);
@@ -286,7 +316,7 @@ static void energy_tick(struct rq *rq)
 	task_avg_read(curr, &a);
 	if (pack_fits(usage_fraction(&a), cap, cap))
 		return;
-	dst = bigger_idle_cpu(curr, cpu);
+	dst = biggest_idle_cpu(curr, cap);
 	if (dst < 0)
 		return;
 	rq->misfit_dst = dst;
