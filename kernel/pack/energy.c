@@ -158,28 +158,6 @@ static int biggest_idle_cpu(const struct task *p, uint32_t min_cap)
 	return best;
 }
 
-/*
- * Overutilized: the energy choice steps aside. The default path keeps a
- * wake-up in prev's cluster; when prev is busy and its cluster has no idle
- * CPU the task may use, spread by capacity instead: the biggest idle CPU
- * (a burst of tasks packed while light must not wait for the balancer).
- */
-static int energy_spread(const struct task *p, int prev, int *target)
-{
-	const cpumask_t *llc = &sched_topo.llc[prev];
-	int t;
-
-	if (cpu_idle_now(prev))
-		return ENERGY_OVERUTIL;
-	for (int i = 0; i < CPUMASK_WORDS; i++)
-		if (READ_ONCE(idle_hint.w[i]) & llc->w[i] & p->cpus_allowed.w[i])
-			return ENERGY_OVERUTIL;
-	t = biggest_idle_cpu(p, 0);
-	if (t >= 0)
-		*target = t;
-	return ENERGY_OVERUTIL;
-}
-
 /* No choice to make on this machine: the buddy rule, its outcome told as ours. */
 static int energy_buddy_rule(const struct task *p, int prev, int *target)
 {
@@ -209,7 +187,7 @@ static int energy_select(const struct task *p, int prev, int *target)
 	if (energy_model()->why_flat)
 		return energy_buddy_rule(p, prev, target);
 	if (energy_overutilized())
-		return energy_spread(p, prev, target);
+		return ENERGY_OVERUTIL;
 	pack_waking_avg(p, &ta);
 	u = usage_fraction(&ta);
 	prev_fits = pack_fits(u, prev_cap, prev_cap);

@@ -298,16 +298,6 @@ KT_CASE(a_waking_rt_task_leaves_a_prev_running_its_priority_or_higher)
 	KT_ASSERT_EQ(sched_select_task_rq(&p, 2, true), 4);
 }
 
-/* @cpu idle again after load(). */
-static void host_set_idle(int cpu)
-{
-	cpu_rq(cpu)->curr = cpu_rq(cpu)->idle;
-	cpu_rq(cpu)->nr_running = 0;
-	cpu_rq(cpu)->cfs.nr_running = 0;
-	cpu_rq(cpu)->cfs.load_weight = 0;
-	sched_set_idle_hint(cpu, true);
-}
-
 /* @cpu's tick, as the policy sees it (balance_tick() calls it). */
 static void policy_tick(int cpu)
 {
@@ -358,23 +348,7 @@ KT_CASE(energy_steps_aside_while_a_cpu_is_overutilized)
 	policy_tick(3);
 	(void)sched_select_task_rq(&p, 0, true);
 	KT_ASSERT_EQ(cpu_rq(0)->pack_stats[E_OVERUTIL], 2);
-	/*
-	 * Overutilized, a task whose prev and whole cluster are busy is spread
-	 * by capacity (the first A15); with an idle CPU in its cluster, the
-	 * default path takes that one (cpu4).
-	 */
-	load(2, 1, PERIOD / 2);
-	load(4, 1, PERIOD / 2);
-	waker(2, ALL, 800, 800);
-	host_set_cpu_id(2);	/* its own timer: the default path's waker is prev */
-	KT_ASSERT_EQ(sched_select_task_rq(&p, 2, true), 0);
-	KT_ASSERT_EQ(cpu_rq(2)->pack_stats[E_OVERUTIL], 1);
-	host_set_idle(4);
-	KT_ASSERT_EQ(sched_select_task_rq(&p, 2, true), 4);
-	KT_ASSERT_EQ(cpu_rq(2)->pack_stats[E_OVERUTIL], 2);
-	host_set_cpu_id(0);
 	/* An overutilized CPU that went idle no longer counts (its bit waits for its next tick). */
-	sched_set_idle_hint(2, true);
 	sched_set_idle_hint(3, true);
 	KT_ASSERT_EQ(sched_select_task_rq(&p, 0, true), 2);
 	sched_set_idle_hint(3, false);
