@@ -51,9 +51,10 @@ int buddy_select(const struct task *p, int cpu, int *target)
 	unsigned int buddy_running;
 	struct sched_avg ta, ba;
 
-	if (buddy < 0 || buddy >= sched_nr_cpus() || !sched_cpu_online_now(buddy))
+	/* One unsigned comparison for -1 and out of range; online tested once (task_allowed_on() would again). */
+	if ((unsigned int)buddy >= (unsigned int)sched_nr_cpus() || !sched_cpu_online_now(buddy))
 		return BUDDY_NO_BUDDY;
-	if (!task_allowed_on(p, buddy))
+	if (!cpumask_test(&p->cpus_allowed, buddy))
 		return BUDDY_NOT_ALLOWED;
 	task_avg_read(p, &ta);
 	/*

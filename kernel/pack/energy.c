@@ -54,28 +54,46 @@ static const char *const energy_reasons[ENERGY_NR_REASONS] = {
 };
 
 /*
- * CPUs above 80% of their capacity as of their last tick (energy_tick()).
- * A CPU that went idle keeps its bit until it ticks again: readers mask
- * idle CPUs out (energy_overutilized()).
+ * Overutilized CPUs, as of their last look (energy_tick()): over_pelt,
+ * PELT usage above 80% of capacity; over_queue, fair tasks queued behind
+ * the running one at QUEUE_TICKS ticks in a row. A CPU that went idle keeps
+ * its bits until it looks again: readers mask idle CPUs out, and take a
+ * queue bit only while the queue is still there (energy_overutilized()).
  */
-static cpumask_t overutilized;
+static cpumask_t over_pelt, over_queue;
 /*
- * Fair tasks queued behind the running one at this many ticks in a row make
- * a CPU overutilized (energy_tick()). 2: PELT is ~60 ms late on a packed CPU
- * that fills up, and buddy-overload / burst16 (100 ms bursts) miss deadlines
- * meanwhile; 8 spares medium and bursts (two tasks of one period colliding
- * for ~4 ms each period) the A15 wake-ups but gives those deadlines back
- * (docs/placement.md, issue 36's figures).
+ * 2: PELT is ~60 ms late on a packed CPU that fills up (30% -> 80%), and
+ * buddy-overload / burst16 (100 ms bursts) miss deadlines meanwhile; 8
+ * spares medium and bursts (two tasks of one period colliding for ~4 ms
+ * each period) the A15 wake-ups but gives those deadlines back
+ * (docs/placement.md, issue 36's figures). One tick's queue is a collision.
  */
 #define QUEUE_TICKS 2
-static unsigned int waited[TOPO_MAX_CPUS];	/* ticks in a row with fair tasks waiting (up to QUEUE_TICKS) */
+static uint64_t queue_tick[TOPO_MAX_CPUS];	/* rq->ticks when last seen queued */
+static unsigned int queue_run[TOPO_MAX_CPUS];	/* ticks in a row seen queued, up to then */
 
-/* Is any busy CPU overutilized? Linux's root domain flag; here one word per 32 CPUs. */
+static void mask_assign(cpumask_t *m, int cpu, bool on)
+{
+	if (on != cpumask_test(m, cpu)) {
+		if (on)
+			cpumask_set_atomic(m, cpu);
+		else
+			cpumask_clear_atomic(m, cpu);
+	}
+}
+
+/* Is any busy CPU overutilized? Linux's root domain flag; O(words) but for queue bits. */
 static bool energy_overutilized(void)
 {
-	for (int i = 0; i < CPUMASK_WORDS; i++)
-		if (READ_ONCE(overutilized.w[i]) & ~READ_ONCE(idle_hint.w[i]))
+	for (int i = 0; i < CPUMASK_WORDS; i++) {
+		uint32_t busy = ~READ_ONCE(idle_hint.w[i]), q;
+
+		if (READ_ONCE(over_pelt.w[i]) & busy)
 			return true;
+		for (q = READ_ONCE(over_queue.w[i]) & busy; q; q &= q - 1)
+			if (READ_ONCE(cpu_rq(i * 32 + __builtin_ctz(q))->cfs.nr_running) >= 2)
+				return true;
+	}
 	return false;
 }
 
@@ -257,8 +275,9 @@ static bool energy_may_kick_ilb(const struct rq *rq)
 }
 
 /*
- * At each tick of @rq's CPU: its overutilized bit, and the misfit check of
- * its running fair task (Linux's update_misfit_status() and the active
+ * At a tick of @rq's CPU that balances (every balance interval, 16-24 ms on
+ * a busy TC2 CPU) or finds fair tasks queued (every tick while they are):
+ * its overutilized bits, and the misfit check of its running fair task (Linux's update_misfit_status() and the active
  * balance that follows): a task whose average no longer fits this CPU is
  * pushed at its next switch, which the tick asks for now, to the biggest
  * idle CPU bigger than this one. O(1) unless the task misfits.
@@ -269,25 +288,17 @@ static void energy_tick(struct rq *rq)
 	uint32_t cap = sched_topo.cpu[cpu].capacity;
 	const struct task *curr = rq->curr;
 	struct sched_avg a;
-	bool over;
 
 	if (energy_model()->why_flat)
 		return;
 	pelt_snapshot(&rq->avg, &a);
-	/*
-	 * Above 80%, or fair tasks waiting at QUEUE_TICKS ticks in a row: PELT
-	 * takes ~60 ms to see a packed CPU fill up (30% -> 80%), longer than
-	 * the bursts it must let go of (burst16: 100 ms); a queue that stays is
-	 * seen at once. One tick's queue is a collision of short tasks.
-	 */
-	waited[cpu] = rq->cfs.nr_running < 2 ? 0 : waited[cpu] < QUEUE_TICKS ? waited[cpu] + 1 : QUEUE_TICKS;
-	over = !pack_fits(usage_fraction(&a), cap, cap) || waited[cpu] >= QUEUE_TICKS;
-	if (over != cpumask_test(&overutilized, cpu)) {
-		if (over)
-			cpumask_set_atomic(&overutilized, cpu);
-		else
-			cpumask_clear_atomic(&overutilized, cpu);
+	/* Above 80%, or a queue at QUEUE_TICKS ticks in a row (twice in one tick counts once). */
+	if (rq->cfs.nr_running >= 2 && queue_tick[cpu] != rq->ticks) {
+		queue_run[cpu] = queue_tick[cpu] + 1 == rq->ticks ? queue_run[cpu] + 1 : 1;
+		queue_tick[cpu] = rq->ticks;
 	}
+	mask_assign(&over_pelt, cpu, !pack_fits(usage_fraction(&a), cap, cap));
+	mask_assign(&over_queue, cpu, rq->cfs.nr_running >= 2 && queue_run[cpu] >= QUEUE_TICKS);
 	rq->misfit_push = NULL;
 	if (curr->is_idle || curr->sched_class != &fair_sched_class)
 		return;

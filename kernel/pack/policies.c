@@ -16,6 +16,7 @@
 #include "kernel/lib/panic.h"
 #include "kernel/lib/printk.h"
 #include "kernel/sched/sched.h"
+#include "kernel/sched/sched_internal.h"
 #include "kernel/sched/topology.h"
 
 /* GNU ld defines __start_/__stop_<section> for a section named as a C identifier. */
@@ -176,6 +177,7 @@ int pack_set_policy(const struct pack_policy *p)
 		for (int r = 0; r < PACK_MAX_REASONS; r++)
 			__atomic_store_n(&cpu_rq(cpu)->pack_stats[r], 0, __ATOMIC_RELAXED);
 	WRITE_ONCE(sched_topo.policy, p);
+	balance_set_policy_tick(p);
 	spin_unlock_irqrestore(&lock, flags);
 	return 0;
 }

@@ -9,6 +9,7 @@
 #include "kernel/pack/pack.h"
 #include "kernel/lib/panic.h"
 #include "kernel/lib/printk.h"
+#include "kernel/sched/sched_internal.h"
 #include "kernel/sched/topology.h"
 
 void sched_topology_init_dt(const struct fdt *fdt, const char *mode_arg, int nr_cpus)
@@ -22,6 +23,7 @@ void sched_topology_init_dt(const struct fdt *fdt, const char *mode_arg, int nr_
 		panic("topology: %d CPUs in the topology, %d known to SMP", sched_topo.nr_cpus,
 		      nr_cpus);
 	topology_build(&sched_topo, policy);
+	balance_set_policy_tick(policy);
 }
 
 void sched_topology_report(void)

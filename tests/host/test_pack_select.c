@@ -298,10 +298,11 @@ KT_CASE(a_waking_rt_task_leaves_a_prev_running_its_priority_or_higher)
 	KT_ASSERT_EQ(sched_select_task_rq(&p, 2, true), 4);
 }
 
-/* @cpu's tick, as the policy sees it (balance_tick() calls it). */
+/* A tick of @cpu at which the policy looks (balance_tick() and fair_tick() call it). */
 static void policy_tick(int cpu)
 {
-	sched_topo.policy->tick(cpu_rq(cpu));
+	cpu_rq(cpu)->ticks++;
+	cpu_rq(cpu)->policy_tick(cpu_rq(cpu));
 }
 
 KT_CASE(energy_a_task_that_does_not_fit_its_a7_leaves_it)

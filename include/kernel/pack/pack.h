@@ -30,8 +30,11 @@
  *   may_kick_ilb(rq)  a CPU with waiting tasks while others idle tickless
  *                     wakes one to balance for them only if this says so.
  *                     Default: it does (Linux's nohz kick).
- *   tick(rq)          at each scheduler tick of rq's CPU, on that CPU, IRQs
- *                     off, rq unlocked (kernel/sched/balance.c): the
+ *   tick(rq)          at the ticks of rq's CPU that balance (each balance
+ *                     interval; kernel/sched/balance.c, rq unlocked) and
+ *                     at every tick while fair tasks are queued there
+ *                     (kernel/sched/fair.c, rq locked); on that CPU, IRQs
+ *                     off: the
  *                     policy's view of the CPU's load (pack=energy: the
  *                     overutilized mask, misfit tasks). It may ask for the
  *                     running task to be pushed to another CPU at its next
