@@ -237,15 +237,17 @@ static int energy_select(const struct task *p, int prev, int *target)
 	}
 	for (int i = 0; i < nr; i++) {
 		bool is_idle = cpumask_test(&idle, cand[i]);
-		uint32_t cap = sched_topo.cpu[cand[i]].capacity;
 
 		if (guard && !is_idle)
-			continue;
-		if (!pack_fits(u, prev_cap, cap))
 			continue;
 		energy_cand(&in[nin], cand[i], is_idle, prev, u, prev_cap);
 		at[nin++] = cand[i];
 	}
+	/*
+	 * Fitness needs no test of its own here: the model gives no room
+	 * (pack_energy_delta(): usage + the task's share, stretched to the
+	 * governor's OPP, within 80%) where the task does not fit.
+	 */
 	pick = pack_energy_pick(in, nin, u, prev_cap);
 	best = pick < 0 ? -1 : at[pick];
 	if (best < 0)

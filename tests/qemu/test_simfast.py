@@ -215,9 +215,10 @@ def test_energy_moves_a_ramp_that_outgrows_its_a7_to_an_a15():
     # pack=energy on TC2 (A7 capacity 516 of 1024): the ramp starts on an A7
     # (its buddy) and must be on an A15 within 3 balance periods (the DIE
     # level's busy interval, 5 ms x 8) of crossing the A7's capacity (the
-    # 60% step, 1 s in): the misfit push at the tick (docs/placement.md).
-    # Without it, or with the push not honoured at the switch, it stays on
-    # the A7 (as pack=off does) and overruns from the 60% step on.
+    # 60% step, 1 s in): a periodic task leaves at a wake-up once it no
+    # longer fits the A7 (prev_unfit; docs/placement.md). Without capacity
+    # fitness it stays on the A7 (as pack=off does) and overruns from the
+    # 60% step on.
     with tempfile.TemporaryDirectory() as tmp:
         trace = os.path.join(tmp, "trace.txt")
         p = sim("tc2", RAMP, "--pack=energy", "--trace=%s" % trace)
@@ -231,9 +232,39 @@ def test_energy_moves_a_ramp_that_outgrows_its_a7_to_an_a15():
              for ln in events if "sched_migrate_task: comm=ramp-0" in ln]
     to_a15 = [t for t, cpu in moves if cpu < 2]
     assert to_a15 and to_a15[0] <= start + 1.0 + 3 * 0.040, (start, moves)
-    misfit = [ln for ln in events if "sched_pack: comm=ramp-0" in ln and "reason=misfit_moved" in ln]
-    assert misfit, "no misfit_moved decision in the trace"
+    why = [ln for ln in events if "sched_pack: comm=ramp-0" in ln and "target_cpu=%d " % to_a15_cpu(moves) in ln
+           and ("reason=prev_unfit" in ln or "reason=misfit_moved" in ln)]
+    assert why, "no fitness decision (prev_unfit, misfit_moved) in the trace"
     assert int(result(p.stdout, "rtapp")["overruns"]) <= 2, result(p.stdout, "rtapp")
+
+
+def to_a15_cpu(moves):
+    return next(cpu for _, cpu in moves if cpu < 2)
+
+
+def test_energy_pushes_a_running_task_that_outgrows_its_a7():
+    # A task light for 300 ms (10% of an A15: packed on an A7) then busy
+    # for 600 ms without sleeping: no wake-up to move it, only the misfit
+    # push (its CPU's balance tick sees it above 80% of the A7, PELT's
+    # ~64 ms from 20%, and pushes it at its switch) takes it to an A15.
+    # Without the push, or with the switch not honouring it, it runs on the
+    # A7 at half speed to the end.
+    script = "rtapp clear; rtapp add grow x30,r1000,t10000:u0 x1,r600000; rtapp run 1200"
+    with tempfile.TemporaryDirectory() as tmp:
+        trace = os.path.join(tmp, "trace.txt")
+        p = sim("tc2", script, "--pack=energy", "--trace=%s" % trace)
+        assert p.returncode == 0, p.stderr
+        with open(trace) as f:
+            events = f.read().splitlines()
+    start = next(float(ln.split()[2].rstrip(":")) for ln in events if "sched_wakeup_new: comm=grow-0" in ln)
+    assert next(int(ln.split("target_cpu=")[1]) for ln in events if "sched_wakeup_new: comm=grow-0" in ln) >= 2
+    pushes = [(float(ln.split()[2].rstrip(":")), int(ln.split("target_cpu=")[1].split()[0]))
+              for ln in events if "sched_pack: comm=grow-0" in ln and "reason=misfit_moved" in ln]
+    moves = [(float(ln.split()[2].rstrip(":")), int(ln.split("dest_cpu=")[1]))
+             for ln in events if "sched_migrate_task: comm=grow-0" in ln]
+    busy_from = start + 0.300
+    assert pushes and pushes[0][1] < 2 and busy_from < pushes[0][0] <= busy_from + 0.064 + 3 * 0.024, (start, pushes)
+    assert (pushes[0][0], pushes[0][1]) in moves, (pushes, moves)
 
 
 def test_energy_without_a_choice_says_why_once_at_boot():
