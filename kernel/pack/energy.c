@@ -5,13 +5,14 @@
  * rails' buddies) and the first idle CPU of each rail: O(rails), and only
  * among CPUs the task fits (Linux's fits_capacity: util x 1.25 <= the
  * CPU's capacity at its top OPP). As Linux's EAS (docs/placement.md):
- * - overutilized: while any busy CPU runs above 80% of its capacity (as of
- *   its last tick; one root domain, the whole machine), the energy choice
+ * - overutilized: while any busy CPU runs above 80% of its capacity, or
+ *   has had fair tasks queued for QUEUE_TICKS ticks (as of its last look,
+ *   energy_tick(); one root domain, the whole machine), the energy choice
  *   steps aside: the default placement and the balancer (which spreads
  *   load per unit of capacity, and may kick idle CPUs) decide;
  * - misfit: a running task that no longer fits its CPU is pushed, at its
- *   CPU's tick, to the biggest idle CPU bigger than its own (Linux's
- *   misfit_task active balance): a ramp that outgrows an A7;
+ *   CPU's balance tick, to the biggest idle CPU bigger than its own (Linux's
+ *   misfit_task active balance): a task that turns CPU-bound on an A7;
  * - while the waking CPU's tasks fit and nothing is overutilized, no idle
  *   CPU is woken to balance (may_kick_ilb);
  * - without a choice to make (no energy model, one cluster, all CPUs
