@@ -14,7 +14,7 @@
 enum buddy_reason {
 	BUDDY_PACKED,		/* sent to the buddy */
 	BUDDY_NO_BUDDY,		/* this CPU has none (pack off, one rail) */
-	BUDDY_NOT_LIGHT,	/* the task runs >= 25% of the time */
+	BUDDY_NOT_LIGHT,	/* the task runs >= 25% of the time, or would not fit a smaller buddy */
 	BUDDY_NOT_ALLOWED,	/* affinity excludes the buddy */
 	BUDDY_BUSY,		/* usage << nr_running > period */
 	BUDDY_WAITING,		/* on its buddy, but waits > 37.5% of its runnable time */

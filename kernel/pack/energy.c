@@ -2,11 +2,24 @@
  * pack=energy: each wake-up placed where the DT's energy model says the
  * task adds the least power (the cost model is pure, in
  * kernel/pack/energy_model.c), among its previous CPU, its buddy (the DT
- * rails' buddies) and the first idle CPU of each rail: O(rails). While the
- * waking CPU's tasks fit, no idle CPU is woken to balance (may_kick_ilb),
- * as Linux's EAS does while nothing is overutilized.
+ * rails' buddies) and the first idle CPU of each rail: O(rails), and only
+ * among CPUs the task fits (Linux's fits_capacity: util x 1.25 <= the
+ * CPU's capacity at its top OPP). As Linux's EAS (docs/placement.md):
+ * - overutilized: while any busy CPU runs above 80% of its capacity, or
+ *   has had fair tasks queued for QUEUE_TICKS ticks (as of its last look,
+ *   energy_tick(); one root domain, the whole machine), the energy choice
+ *   steps aside: the default placement and the balancer (which spreads
+ *   load per unit of capacity, and may kick idle CPUs) decide;
+ * - misfit: a running task that no longer fits its CPU is pushed, at its
+ *   CPU's balance tick, to the biggest idle CPU bigger than its own (Linux's
+ *   misfit_task active balance): a task that turns CPU-bound on an A7;
+ * - while the waking CPU's tasks fit and nothing is overutilized, no idle
+ *   CPU is woken to balance (may_kick_ilb);
+ * - without a choice to make (no energy model, one cluster, all CPUs
+ *   equal: energy.h's why_flat, said once at boot), the buddy rule.
  */
 #include "arch/barrier.h"
+#include "kernel/sched/class.h"
 #include "kernel/sched/cpufreq.h"
 #include "kernel/sched/energy.h"
 #include "kernel/sched/idle.h"
@@ -15,13 +28,18 @@
 #include "kernel/pack/pack_energy.h"
 #include "kernel/sched/sched_internal.h"
 #include "kernel/sched/topology.h"
+#include "kernel/trace/trace.h"
 
 /* Outcomes, in the order `pack` prints them. */
 enum energy_reason {
-	ENERGY_PACKED,		/* the buddy costs least */
+	ENERGY_PACKED,		/* the buddy costs least (or the buddy rule packed it) */
 	ENERGY_PREV,		/* staying put costs least */
 	ENERGY_IDLE,		/* an idle CPU costs least (or the latency guard wants one) */
 	ENERGY_NONE,		/* no candidate has room: default path */
+	ENERGY_UNFIT,		/* it no longer fits prev: to the cheapest CPU where it fits */
+	ENERGY_OVERUTIL,	/* some CPU is overutilized: default path */
+	ENERGY_MISFIT,		/* not a wake-up: the tick pushed a misfit running task to a bigger CPU */
+	ENERGY_BUDDY_RULE,	/* no choice on this machine (why_flat): the buddy rule left it alone */
 	ENERGY_NR_REASONS,
 };
 
@@ -30,7 +48,55 @@ static const char *const energy_reasons[ENERGY_NR_REASONS] = {
 	[ENERGY_PREV] = "energy_prev",
 	[ENERGY_IDLE] = "energy_idle",
 	[ENERGY_NONE] = "energy_none",
+	[ENERGY_UNFIT] = "prev_unfit",
+	[ENERGY_OVERUTIL] = "overutilized",
+	[ENERGY_MISFIT] = "misfit_moved",
+	[ENERGY_BUDDY_RULE] = "buddy_rule",
 };
+
+/*
+ * Overutilized CPUs, as of their last look (energy_tick()): over_pelt,
+ * PELT usage above 80% of capacity; over_queue, fair tasks queued behind
+ * the running one at QUEUE_TICKS ticks in a row. A CPU that went idle keeps
+ * its bits until it looks again: readers mask idle CPUs out, and take a
+ * queue bit only while the queue is still there (energy_overutilized()).
+ */
+static cpumask_t over_pelt, over_queue;
+/*
+ * 2: PELT is ~60 ms late on a packed CPU that fills up (30% -> 80%), and
+ * buddy-overload / burst16 (100 ms bursts) miss deadlines meanwhile; 8
+ * spares medium and bursts (two tasks of one period colliding for ~4 ms
+ * each period) the A15 wake-ups but gives those deadlines back
+ * (docs/placement.md, issue 36's figures). One tick's queue is a collision.
+ */
+#define QUEUE_TICKS 2
+static uint64_t queue_tick[TOPO_MAX_CPUS];	/* rq->ticks when last seen queued */
+static unsigned int queue_run[TOPO_MAX_CPUS];	/* ticks in a row seen queued, up to then */
+
+static void mask_assign(cpumask_t *m, int cpu, bool on)
+{
+	if (on != cpumask_test(m, cpu)) {
+		if (on)
+			cpumask_set_atomic(m, cpu);
+		else
+			cpumask_clear_atomic(m, cpu);
+	}
+}
+
+/* Is any busy CPU overutilized? Linux's root domain flag; O(words) but for queue bits. */
+static bool energy_overutilized(void)
+{
+	for (int i = 0; i < CPUMASK_WORDS; i++) {
+		uint32_t busy = ~READ_ONCE(idle_hint.w[i]), q;
+
+		if (READ_ONCE(over_pelt.w[i]) & busy)
+			return true;
+		for (q = READ_ONCE(over_queue.w[i]) & busy; q; q &= q - 1)
+			if (READ_ONCE(cpu_rq(i * 32 + __builtin_ctz(q))->cfs.nr_running) >= 2)
+				return true;
+	}
+	return false;
+}
 
 static uint32_t usage_fraction(const struct sched_avg *a)
 {
@@ -90,12 +156,41 @@ static void energy_cand(struct pack_energy_cand *c, int cpu, bool is_idle, int p
 	energy_cand_opp(c, cpu, c->capacity ? (uint64_t)u * from_cap / c->capacity : PACK_E_SCALE);
 }
 
+/* The biggest idle CPU of capacity above @min_cap that @p may use (the first of equals), or -1. */
+static int biggest_idle_cpu(const struct task *p, uint32_t min_cap)
+{
+	uint32_t best_cap = min_cap;
+	int best = -1;
+
+	for (int i = 0; i < CPUMASK_WORDS; i++) {
+		uint32_t w = READ_ONCE(idle_hint.w[i]) & READ_ONCE(sched_cpus_online.w[i]) & p->cpus_allowed.w[i];
+
+		for (; w; w &= w - 1) {
+			int c = i * 32 + __builtin_ctz(w);
+
+			if (sched_topo.cpu[c].capacity > best_cap) {
+				best_cap = sched_topo.cpu[c].capacity;
+				best = c;
+			}
+		}
+	}
+	return best;
+}
+
+/* No choice to make on this machine: the buddy rule, its outcome told as ours. */
+static int energy_buddy_rule(const struct task *p, int prev, int *target)
+{
+	return buddy_select(p, prev, target) == BUDDY_PACKED ? ENERGY_PACKED : ENERGY_BUDDY_RULE;
+}
+
 /*
  * Where waking @p (last on @prev) costs least energy: its previous CPU, its
- * buddy, or the first idle CPU of each rail: O(rails), not O(CPUs). A task
- * that has been waiting too long (latency guard) is only placed on idle
- * CPUs. Returns the outcome and sets *target; ENERGY_NONE leaves the
- * choice to the default path.
+ * buddy, or the first idle CPU of each rail: O(rails), not O(CPUs), among
+ * those it fits. A task that has been waiting too long (latency guard) is
+ * only placed on idle CPUs; one that fits none of them is left to the
+ * default path (and to the misfit push at the tick). Returns the outcome and sets
+ * *target; ENERGY_NONE and ENERGY_OVERUTIL leave the choice to the default
+ * path.
  */
 static int energy_select(const struct task *p, int prev, int *target)
 {
@@ -103,28 +198,33 @@ static int energy_select(const struct task *p, int prev, int *target)
 	int buddy = READ_ONCE(sched_topo.pack_buddy[prev]);
 	int cand[2 + IDLE_MAX_RAILS], at[2 + IDLE_MAX_RAILS], nr = 0, nin = 0, pick, best;
 	struct pack_energy_cand in[2 + IDLE_MAX_RAILS];
+	uint32_t prev_cap = sched_topo.cpu[prev].capacity;
 	struct sched_avg ta;
-	bool guard;
+	bool guard, prev_fits;
 	uint32_t u;
 
-	if (!energy_model()->present)
-		return ENERGY_NONE;
+	if (energy_model()->why_flat)
+		return energy_buddy_rule(p, prev, target);
+	if (energy_overutilized())
+		return ENERGY_OVERUTIL;
+	pack_waking_avg(p, &ta);
+	u = usage_fraction(&ta);
+	prev_fits = pack_fits(u, prev_cap, prev_cap);
 	/* Idle (a hint), online and allowed: the candidates beside prev and the buddy. */
 	for (int i = 0; i < CPUMASK_WORDS; i++)
 		idle.w[i] = READ_ONCE(idle_hint.w[i]) & READ_ONCE(sched_cpus_online.w[i]) & p->cpus_allowed.w[i];
 	/*
-	 * Fast path, from the model: if prev is idle on a powered rail and the
-	 * buddy shares that rail, no candidate can beat it by more than the
-	 * overlap term (moving only adds a remote wake-up), so skip the sums.
+	 * Fast path, from the model: if prev is idle on a powered rail, the task
+	 * fits it and the buddy shares that rail, no candidate can beat it by
+	 * more than the overlap term (moving only adds a remote wake-up), so
+	 * skip the sums.
 	 */
-	if (task_allowed_on(p, prev) && cpumask_test(&idle, prev) && buddy >= 0 &&
+	if (prev_fits && task_allowed_on(p, prev) && cpumask_test(&idle, prev) && buddy >= 0 &&
 	    cpu_idle_of(buddy)->rail == cpu_idle_of(prev)->rail &&
 	    idle_rail(cpu_idle_of(prev)->rail)->state != RAIL_OFF) {
 		*target = prev;
 		return ENERGY_PREV;
 	}
-	pack_waking_avg(p, &ta);
-	u = usage_fraction(&ta);
 	guard = pack_waits_too_much(&ta);
 	if (task_allowed_on(p, prev))
 		cand[nr++] = prev;
@@ -141,31 +241,86 @@ static int energy_select(const struct task *p, int prev, int *target)
 
 		if (guard && !is_idle)
 			continue;
-		energy_cand(&in[nin], cand[i], is_idle, prev, u, sched_topo.cpu[prev].capacity);
+		energy_cand(&in[nin], cand[i], is_idle, prev, u, prev_cap);
 		at[nin++] = cand[i];
 	}
-	pick = pack_energy_pick(in, nin, u, sched_topo.cpu[prev].capacity);
+	/*
+	 * Fitness needs no test of its own here: the model gives no room
+	 * (pack_energy_delta(): usage + the task's share, stretched to the
+	 * governor's OPP, within 80%) where the task does not fit.
+	 */
+	pick = pack_energy_pick(in, nin, u, prev_cap);
 	best = pick < 0 ? -1 : at[pick];
 	if (best < 0)
 		return ENERGY_NONE;
 	*target = best;
 	if (best == prev)
 		return ENERGY_PREV;
+	if (!prev_fits)
+		return ENERGY_UNFIT;
 	return best == buddy ? ENERGY_PACKED : ENERGY_IDLE;
 }
 
 /*
- * As Linux's EAS while no CPU is overutilized: if this CPU's tasks fit in
- * 80% of it, waking an idle CPU (maybe a whole powered-down cluster) to
+ * As Linux's EAS: while nothing is overutilized and this CPU's tasks fit
+ * in 80% of it, waking an idle CPU (maybe a whole powered-down cluster) to
  * balance costs more than the waiting it saves; the wake-up placement (its
- * latency guard included) decides.
+ * latency guard included) decides. Overutilized, the balancer spreads.
  */
 static bool energy_may_kick_ilb(const struct rq *rq)
 {
 	struct sched_avg a;
 
+	if (energy_model()->why_flat || energy_overutilized())
+		return true;
 	pelt_snapshot(&rq->avg, &a);
 	return (uint64_t)a.usage_avg_sum * 5 > (uint64_t)a.runnable_avg_period * 4;
+}
+
+/*
+ * At a tick of @rq's CPU that balances (every balance interval, 16-24 ms on
+ * a busy TC2 CPU) or finds fair tasks queued (every tick while they are):
+ * its overutilized bits, and the misfit check of its running fair task (Linux's update_misfit_status() and the active
+ * balance that follows): a task whose average no longer fits this CPU is
+ * pushed at its next switch, which the tick asks for now, to the biggest
+ * idle CPU bigger than this one. O(1) unless the task misfits.
+ */
+static void energy_tick(struct rq *rq)
+{
+	int cpu = rq->cpu, dst;
+	uint32_t cap = sched_topo.cpu[cpu].capacity;
+	const struct task *curr = rq->curr;
+	struct sched_avg a;
+
+	if (energy_model()->why_flat)
+		return;
+	pelt_snapshot(&rq->avg, &a);
+	/* Above 80%, or a queue at QUEUE_TICKS ticks in a row (twice in one tick counts once). */
+	if (rq->cfs.nr_running >= 2 && queue_tick[cpu] != rq->ticks) {
+		queue_run[cpu] = queue_tick[cpu] + 1 == rq->ticks ? queue_run[cpu] + 1 : 1;
+		queue_tick[cpu] = rq->ticks;
+	}
+	mask_assign(&over_pelt, cpu, !pack_fits(usage_fraction(&a), cap, cap));
+	mask_assign(&over_queue, cpu, rq->cfs.nr_running >= 2 && queue_run[cpu] >= QUEUE_TICKS);
+	rq->misfit_push = NULL;
+	if (curr->is_idle || curr->sched_class != &fair_sched_class)
+		return;
+	task_avg_read(curr, &a);
+	if (pack_fits(usage_fraction(&a), cap, cap))
+		return;
+	dst = biggest_idle_cpu(curr, cap);
+	if (dst < 0)
+		return;
+	rq->misfit_dst = dst;
+	rq->misfit_push = (struct task *)curr;
+	rq->need_resched = true;
+	pack_count(cpu, ENERGY_MISFIT);
+	trace_sched_pack(curr, cpu, &policy_energy, ENERGY_MISFIT, dst);
+}
+
+static const char *energy_why_not(void)
+{
+	return energy_model()->why_flat;
 }
 
 const struct pack_policy policy_energy = {
@@ -174,6 +329,8 @@ const struct pack_policy policy_energy = {
 	.buddy = topology_pack_buddy,
 	.select = energy_select,
 	.may_kick_ilb = energy_may_kick_ilb,
+	.tick = energy_tick,
+	.why_not = energy_why_not,
 	.reasons = energy_reasons,
 	.nr_reasons = ENERGY_NR_REASONS,
 };

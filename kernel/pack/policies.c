@@ -16,6 +16,7 @@
 #include "kernel/lib/panic.h"
 #include "kernel/lib/printk.h"
 #include "kernel/sched/sched.h"
+#include "kernel/sched/sched_internal.h"
 #include "kernel/sched/topology.h"
 
 /* GNU ld defines __start_/__stop_<section> for a section named as a C identifier. */
@@ -164,7 +165,9 @@ int pack_set_policy(const struct pack_policy *p)
 		WRITE_ONCE(sched_topo.powerline[cpu], next.powerline[cpu]);
 		for (int l = 0; l < next.nr_levels[cpu]; l++)
 			WRITE_ONCE(sched_topo.sd[cpu][l].flags, next.sd[cpu][l].flags);
+		WRITE_ONCE(sched_topo.pack_buddy_check_fit[cpu], next.pack_buddy_check_fit[cpu]);
 		WRITE_ONCE(sched_topo.pack_buddy[cpu], next.pack_buddy[cpu]);
+		WRITE_ONCE(cpu_rq(cpu)->misfit_push, NULL);	/* the old policy's; its CPU may push once anyway */
 	}
 	/*
 	 * The outcome counters are the new policy's from now on. A wake-up
@@ -174,6 +177,7 @@ int pack_set_policy(const struct pack_policy *p)
 		for (int r = 0; r < PACK_MAX_REASONS; r++)
 			__atomic_store_n(&cpu_rq(cpu)->pack_stats[r], 0, __ATOMIC_RELAXED);
 	WRITE_ONCE(sched_topo.policy, p);
+	balance_set_policy_tick(p);
 	spin_unlock_irqrestore(&lock, flags);
 	return 0;
 }

@@ -210,6 +210,12 @@ static bool may_kick_ilb(const struct rq *rq)
 	return !policy->may_kick_ilb || policy->may_kick_ilb(rq);
 }
 
+void balance_set_policy_tick(const struct pack_policy *policy)
+{
+	for (int cpu = 0; cpu < sched_nr_cpus(); cpu++)
+		WRITE_ONCE(cpu_rq(cpu)->policy_tick, policy->tick);
+}
+
 void balance_tick(struct rq *rq, uint64_t now)
 {
 	int cpu = rq->cpu;
@@ -234,6 +240,9 @@ void balance_tick(struct rq *rq, uint64_t now)
 				next = rq->next_balance_ns[l];
 		}
 		rq->next_balance_any_ns = next;
+		/* The placement policy's look at this CPU (pack.h: pack=energy's overutilized and misfit). */
+		if (rq->policy_tick)
+			rq->policy_tick(rq);
 	}
 	/* Waiting tasks here and tickless idle CPUs elsewhere: wake an idle balancer. */
 	if (rq->cfs.nr_running >= 2 && now >= READ_ONCE(nohz_next_kick) && !cpumask_empty(&nohz_idle_cpus) &&

@@ -457,8 +457,8 @@ static void schedule_locked(struct rq *rq)
 		if (prev->state != TASK_RUNNABLE) {
 			dequeue_task(rq, prev, DEQ_SLEEP);
 			prev->on_rq = false;
-		} else if (!task_allowed_on(prev, rq->cpu)) {
-			/* Its affinity changed while it ran: push it after the switch. */
+		} else if (!task_allowed_on(prev, rq->cpu) || __builtin_expect(rq->misfit_push == prev, 0)) {
+			/* Its affinity changed while it ran, or it misfits: push it after the switch. */
 			dequeue_task(rq, prev, DEQ_MIGRATE);
 			prev->on_rq = false;
 			prev->state = TASK_WAKING;
@@ -535,7 +535,11 @@ static bool finish_switch_deferred(struct rq *rq)
 		 * a second task_set_affinity() (which takes this lock: push->cpu
 		 * is still ours) must not change the mask while select reads it.
 		 */
-		target = select_task_rq(push, rq->cpu, false);
+		if (push == rq->misfit_push && task_allowed_on(push, rq->misfit_dst))
+			target = rq->misfit_dst;	/* active balance: the bigger CPU the policy chose */
+		else
+			target = select_task_rq(push, rq->cpu, false);
+		rq->misfit_push = NULL;
 		push->nr_migrations++;
 		trace_sched_migrate(rq->cpu, push, rq->cpu, target);
 		push->cpu = target;

@@ -39,8 +39,33 @@ static int parse_cost(const struct fdt *fdt, int node, int want_idle, struct ene
 	return 0;
 }
 
+/* energy.h's why_flat: does the model give energy-aware placement a choice on @topo? */
+static const char *why_flat(const struct energy_model *m, const struct topology *topo)
+{
+	if (!m->present)
+		return "no energy model in the DT";
+	if (topo->nr_clusters < 2)
+		return "one cluster only";
+	for (int c = 1; c < topo->nr_cpus; c++)
+		if (topo->cpu[c].capacity != topo->cpu[0].capacity || m->core[c].busy != m->core[0].busy)
+			return NULL;
+	return "all CPUs equal (capacity and busy power)";
+}
+
+static int parse_model(const struct fdt *fdt, const struct topology *topo, const struct cpu_idle *ci, int nr_rails,
+		       struct energy_model *m, char *err, size_t errlen);
+
 int energy_model_parse_dt(const struct fdt *fdt, const struct topology *topo, const struct cpu_idle *ci,
 			  int nr_rails, struct energy_model *m, char *err, size_t errlen)
+{
+	int rc = parse_model(fdt, topo, ci, nr_rails, m, err, errlen);
+
+	m->why_flat = why_flat(m, topo);
+	return rc;
+}
+
+static int parse_model(const struct fdt *fdt, const struct topology *topo, const struct cpu_idle *ci, int nr_rails,
+		       struct energy_model *m, char *err, size_t errlen)
 {
 	bool rail_done[IDLE_MAX_RAILS] = { false };
 	int found = 0;

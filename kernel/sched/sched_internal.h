@@ -183,6 +183,8 @@ static inline void pack_count(int cpu, int why)
 	KASSERT_DEBUG((unsigned)why < PACK_MAX_REASONS);
 	__atomic_fetch_add(&cpu_rq(cpu)->pack_stats[why], 1, __ATOMIC_RELAXED);
 }
+/* Every rq's copy of @policy's tick hook (include/kernel/pack/pack.h): at boot and at each switch. */
+void balance_set_policy_tick(const struct pack_policy *policy);
 void nohz_enter_idle(int cpu);
 void nohz_exit_idle(int cpu);
 

@@ -420,8 +420,13 @@ void topology_build(struct topology *topo, const struct pack_policy *policy)
 			sd->flags = cpumask_subset(&sd->span, &topo->powerline[c]) ? SD_SHARE_POWERLINE : 0;
 		}
 	for (int c = 0; c < topo->nr_cpus; c++) {
-		topo->pack_buddy[c] = policy->buddy ? policy->buddy(topo, c) : -1;
-		KASSERT(topo->pack_buddy[c] >= -1 && topo->pack_buddy[c] < topo->nr_cpus);
+		int b = policy->buddy ? policy->buddy(topo, c) : -1;
+
+		KASSERT(b >= -1 && b < topo->nr_cpus);
+		topo->pack_buddy[c] = b;
+		/* 25% of c, with 25% headroom, is 5/16 of c's capacity: more than the buddy's? */
+		topo->pack_buddy_check_fit[c] = b >= 0 && (uint64_t)topo->cpu[b].capacity * 16 <
+							  (uint64_t)topo->cpu[c].capacity * 5;
 	}
 }
 

@@ -9,6 +9,7 @@
 #include "kernel/pack/pack.h"
 #include "kernel/lib/panic.h"
 #include "kernel/lib/printk.h"
+#include "kernel/sched/sched_internal.h"
 #include "kernel/sched/topology.h"
 
 void sched_topology_init_dt(const struct fdt *fdt, const char *mode_arg, int nr_cpus)
@@ -22,15 +23,24 @@ void sched_topology_init_dt(const struct fdt *fdt, const char *mode_arg, int nr_
 		panic("topology: %d CPUs in the topology, %d known to SMP", sched_topo.nr_cpus,
 		      nr_cpus);
 	topology_build(&sched_topo, policy);
+	balance_set_policy_tick(policy);
 }
 
 void sched_topology_report(void)
 {
 	int n = sched_topo.nr_cpus;
 
+	/*
+	 * A policy that cannot do its job here says so once (pack=energy: it
+	 * places by the buddy rule), and that line is the one reason given.
+	 */
+	const char *why = sched_topo.policy->why_not ? sched_topo.policy->why_not() : NULL;
+
+	if (why)
+		kprintf("pack: %s: %s; placing by the buddy rule\n", sched_topo.policy->name, why);
 	/* The spec's rule gives no buddy then: say why once, rather than leave n lines of -1 to decode. */
-	if (n > 1 && sched_topo.policy->buddy && !sched_topo.policy->powerlines &&
-	    cpumask_weight(&sched_topo.powerline[0]) == n)
+	else if (n > 1 && sched_topo.policy->buddy && !sched_topo.policy->powerlines &&
+		 cpumask_weight(&sched_topo.powerline[0]) == n)
 		kprintf("pack: %s: all %d CPUs share one power rail (%s), so nothing is packed; pack=all gives each CPU its own\n",
 			sched_topo.policy->name, n,
 			sched_topo.cpu[0].rail_key < 0 ? "no cpu node has power-domains" : "one power-domains node for all");

@@ -11,7 +11,14 @@
  * - pack=energy's energy_select() (kernel/pack/energy.c): the fast path
  *   (idle prev on a powered rail shared with its buddy), the full model
  *   (a light task of an A15 goes to the A7 buddy), the latency guard (a
- *   task that waits too much is only placed on idle CPUs), affinity.
+ *   task that waits too much is only placed on idle CPUs), affinity;
+ *   capacity fitness (a task that does not fit its A7 leaves it, even for
+ *   an idle prev), the overutilized tipping point (a CPU above 80%, or a
+ *   queue at two ticks in a row, sets it at its tick; the energy choice
+ *   steps aside until it clears), the misfit push asked for at the tick
+ *   (to the first biggest idle CPU, never to an equal one), and a machine
+ *   without a choice (vexpress-a9: one cluster) placing by the buddy rule;
+ * - buddy_select()'s fitness for a buddy too small for a light task.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -30,6 +37,9 @@
 #define NCPU 5
 #define ALL 0x1fu
 #define PERIOD 40000u
+
+/* pack=energy's outcomes (kernel/pack/energy.c's enum, in `pack`'s order). */
+enum { E_PACKED, E_PREV, E_IDLE, E_NONE, E_UNFIT, E_OVERUTIL, E_MISFIT, E_BUDDY_RULE };
 
 static struct task p, busy[NCPU];
 static struct dtb tc2;
@@ -286,4 +296,124 @@ KT_CASE(a_waking_rt_task_leaves_a_prev_running_its_priority_or_higher)
 	cpu_rq(4)->rt.highest = 10;
 	cpupri_set(4, 10);
 	KT_ASSERT_EQ(sched_select_task_rq(&p, 2, true), 4);
+}
+
+/* A tick of @cpu at which the policy looks (balance_tick() and fair_tick() call it). */
+static void policy_tick(int cpu)
+{
+	cpu_rq(cpu)->ticks++;
+	cpu_rq(cpu)->policy_tick(cpu_rq(cpu));
+}
+
+KT_CASE(energy_a_task_that_does_not_fit_its_a7_leaves_it)
+{
+	int t;
+
+	KT_ASSERT(boot("energy"));
+	/* 75% of idle cpu3 fits (x 1.25 <= 100%): the fast path keeps it. */
+	waker(3, ALL, 30000, 30000);
+	KT_ASSERT_EQ(sched_select_task_rq(&p, 3, true), 3);
+	/* 85% does not: an A15, the only CPUs it fits, for the reason "prev_unfit". */
+	waker(3, ALL, 34000, 34000);
+	t = sched_select_task_rq(&p, 3, true);
+	KT_ASSERT_MSG(t == 0 || t == 1, "an unfit task placed on cpu%d", t);
+	KT_ASSERT_EQ(cpu_rq(3)->pack_stats[E_UNFIT], 1);
+	/* Kept off the A15s by affinity: it fits nowhere, the default path decides. */
+	waker(3, 0x1c, 34000, 34000);
+	(void)sched_select_task_rq(&p, 3, true);
+	KT_ASSERT_EQ(cpu_rq(3)->pack_stats[E_NONE], 1);
+}
+
+KT_CASE(energy_steps_aside_while_a_cpu_is_overutilized)
+{
+	int t;
+
+	KT_ASSERT(boot("energy"));
+	/* cpu3 busy 90% at its tick: overutilized; a light A15 task is left to the default path. */
+	load(3, 1, PERIOD / 10 * 9);
+	policy_tick(3);
+	waker(0, ALL, 800, 800);
+	(void)sched_select_task_rq(&p, 0, true);
+	KT_ASSERT_EQ(cpu_rq(0)->pack_stats[E_OVERUTIL], 1);
+	KT_ASSERT(sched_topo.policy->may_kick_ilb(cpu_rq(2)));	/* the balancer may wake idle CPUs */
+	/* Back at 70%: the energy choice again (the A7 buddy). */
+	load(3, 1, PERIOD / 10 * 7);
+	policy_tick(3);
+	t = sched_select_task_rq(&p, 0, true);
+	KT_ASSERT_EQ(t, 2);
+	KT_ASSERT_EQ(cpu_rq(0)->pack_stats[E_PACKED], 1);
+	/* A queue at one tick is a collision; at two ticks in a row, overutilized. */
+	load(3, 2, PERIOD / 10 * 5);
+	policy_tick(3);
+	KT_ASSERT_EQ(sched_select_task_rq(&p, 0, true), 2);
+	policy_tick(3);
+	(void)sched_select_task_rq(&p, 0, true);
+	KT_ASSERT_EQ(cpu_rq(0)->pack_stats[E_OVERUTIL], 2);
+	/* An overutilized CPU that went idle no longer counts (its bit waits for its next tick). */
+	sched_set_idle_hint(3, true);
+	KT_ASSERT_EQ(sched_select_task_rq(&p, 0, true), 2);
+	sched_set_idle_hint(3, false);
+}
+
+KT_CASE(misfit_running_task_is_pushed_to_the_biggest_idle_cpu)
+{
+	cpumask_t all = cpumask_from_u32(ALL);
+
+	KT_ASSERT(boot("energy"));
+	/* cpu3 runs a task busy 90% of the time, allowed anywhere: pushed to cpu0 (first A15) at its switch. */
+	load(3, 1, PERIOD / 10 * 9);
+	task_set_cpus(&busy[3], &all);
+	host_set_avg(&busy[3].se.avg, PERIOD / 10 * 9, PERIOD / 10 * 9, PERIOD);
+	cpu_rq(3)->need_resched = false;
+	policy_tick(3);
+	KT_ASSERT(cpu_rq(3)->misfit_push == &busy[3]);
+	KT_ASSERT_EQ(cpu_rq(3)->misfit_dst, 0);
+	KT_ASSERT(cpu_rq(3)->need_resched);
+	KT_ASSERT_EQ(cpu_rq(3)->pack_stats[E_MISFIT], 1);
+	/* At 70% it fits: no push (and the tick withdraws the last one). */
+	host_set_avg(&busy[3].se.avg, PERIOD / 10 * 7, PERIOD / 10 * 7, PERIOD);
+	policy_tick(3);
+	KT_ASSERT(cpu_rq(3)->misfit_push == NULL);
+	/* cpu0 busy, so cpu1 is the one; an A15 task at 90% has no bigger CPU (cpu1 is only equal). */
+	load(0, 1, PERIOD / 10 * 9);
+	task_set_cpus(&busy[0], &all);
+	host_set_avg(&busy[0].se.avg, PERIOD / 10 * 9, PERIOD / 10 * 9, PERIOD);
+	host_set_avg(&busy[3].se.avg, PERIOD / 10 * 9, PERIOD / 10 * 9, PERIOD);
+	policy_tick(3);
+	KT_ASSERT_EQ(cpu_rq(3)->misfit_dst, 1);
+	policy_tick(0);
+	KT_ASSERT(cpu_rq(0)->misfit_push == NULL);
+}
+
+KT_CASE(energy_without_a_choice_places_by_the_buddy_rule)
+{
+	static struct dtb a9;
+
+	KT_ASSERT(boot("energy"));
+	KT_ASSERT(energy_model()->why_flat == NULL);
+	KT_ASSERT(sched_topo.policy->why_not() == NULL);
+	/* vexpress-a9: one cluster of four equal CPUs on one rail. The buddy rule: no buddy. */
+	KT_ASSERT(host_boot_dt(&a9, "build/vexpress-a9/vexpress-a9.dtb", 4, "energy", 50000000000ull));
+	KT_ASSERT(energy_model()->why_flat != NULL);
+	KT_ASSERT(strstr(sched_topo.policy->why_not(), "one cluster") != NULL);
+	waker(1, 0xf, 800, 800);
+	KT_ASSERT_EQ(sched_select_task_rq(&p, 1, true), 0);	/* the default path: the idle waker's CPU */
+	KT_ASSERT_EQ(cpu_rq(1)->pack_stats[E_BUDDY_RULE], 1);
+}
+
+KT_CASE(a_buddy_too_small_for_a_light_task_gets_only_those_that_fit)
+{
+	int t;
+
+	KT_ASSERT(boot("rails"));
+	KT_ASSERT(!sched_topo.pack_buddy_check_fit[0]);	/* TC2: any light task fits an A7 */
+	/* An A7 of capacity 300: 24% of an A15 is 307 with headroom, more than 300; 20% (256) fits. */
+	sched_topo.cpu[2].capacity = 300;
+	KT_ASSERT_EQ(pack_set_policy(&policy_rails), 0);
+	KT_ASSERT(sched_topo.pack_buddy_check_fit[0]);
+	waker(0, ALL, PERIOD / 100 * 24, PERIOD / 100 * 24);
+	KT_ASSERT_EQ(bsel(0, &t), BUDDY_NOT_LIGHT);
+	waker(0, ALL, PERIOD / 100 * 20, PERIOD / 100 * 20);
+	KT_ASSERT_EQ(bsel(0, &t), BUDDY_PACKED);
+	KT_ASSERT_EQ(t, 2);
 }

@@ -105,7 +105,8 @@ def test_energy_mode_decides_by_the_model():
                 if mode == "energy":
                     assert re.search(r"^pack: mode energy$", r.output, re.M), r
                     assert re.search(r"^pack: cpu2 buddy=2 .* energy_prev=[1-9]\d* energy_idle=\d+ "
-                                     r"energy_none=\d+$", r.output, re.M), r
+                                     r"energy_none=\d+ prev_unfit=\d+ overutilized=\d+ misfit_moved=\d+ "
+                                     r"buddy_rule=0$", r.output, re.M), r
     for name in ("cyc", "light"):
         best = min(e[m, name] for m in ("off", "rails", "all"))
         assert e["energy", name] <= 1.02 * best, (name, e)
@@ -140,4 +141,11 @@ def test_energy_mode_on_the_rtapp_workloads():
             if mode == "energy":
                 assert overruns <= loops // 20, (path, loops, overruns)
         best = min(e[m] for m in ("off", "rails", "all"))
+        if os.path.basename(path) == "ramp.json":
+            # Its 50% and 70% phases do not fit an A7 (capacity fitness, issue 36):
+            # pack=energy runs them on an A15, which QEMU, whose CPUs all run at one
+            # speed, does not need; the others keep them on the A7 (on a real TC2,
+            # and in the simulator, missing 40 deadlines). The energy comparison is
+            # the simulator's (tools/experiment seeds); here, only the deadlines.
+            continue
         assert e["energy"] <= 1.02 * best, (os.path.basename(path), e)

@@ -14,7 +14,10 @@ mutants each one kills):
 - the real-time class: RR shares its priority, FIFO does not; throttling
   leaves the fair class its 5%; RT tasks spread over CPUs running fair ones.
 """
+import os
 import re
+import subprocess
+import tempfile
 
 import simlib
 from qemulib import stress_verdict
@@ -202,3 +205,109 @@ def test_fifo_waits_behind_its_equal_and_preempts_a_lower():
         assert p.returncode == 0, p.stderr
         lat[prio] = int(result(p.stdout, "cyclictest")["lat_max_us"])
     assert lat[50] >= 1400000 and lat[51] <= 50000, lat
+
+
+RAMP = "rtapp clear; rtapp add ramp %s; rtapp run 1800" % " ".join(
+    "x20,r%d000,t10000:u0" % k for k in range(1, 10))   # 10% .. 90% of an A15, 200 ms each
+
+
+def test_energy_moves_a_ramp_that_outgrows_its_a7_to_an_a15():
+    # pack=energy on TC2 (A7 capacity 516 of 1024): the ramp starts on an A7
+    # (its buddy) and must be on an A15 within 3 balance periods (the DIE
+    # level's busy interval, 5 ms x 8) of crossing the A7's capacity (the
+    # 60% step, 1 s in): a periodic task leaves at a wake-up once it no
+    # longer fits the A7 (prev_unfit; docs/placement.md). Without capacity
+    # fitness it stays on the A7 (as pack=off does) and overruns from the
+    # 60% step on.
+    with tempfile.TemporaryDirectory() as tmp:
+        trace = os.path.join(tmp, "trace.txt")
+        p = sim("tc2", RAMP, "--pack=energy", "--trace=%s" % trace)
+        assert p.returncode == 0, p.stderr
+        with open(trace) as f:
+            events = f.read().splitlines()
+    start = next(float(ln.split()[2].rstrip(":")) for ln in events if "sched_wakeup_new: comm=ramp-0" in ln)
+    first_cpu = next(int(ln.split("target_cpu=")[1]) for ln in events if "sched_wakeup_new: comm=ramp-0" in ln)
+    assert first_cpu >= 2, "the ramp started on an A15 (cpu%d): nothing to show" % first_cpu
+    moves = [(float(ln.split()[2].rstrip(":")), int(ln.split("dest_cpu=")[1]))
+             for ln in events if "sched_migrate_task: comm=ramp-0" in ln]
+    to_a15 = [t for t, cpu in moves if cpu < 2]
+    assert to_a15 and to_a15[0] <= start + 1.0 + 3 * 0.040, (start, moves)
+    why = [ln for ln in events if "sched_pack: comm=ramp-0" in ln and "target_cpu=%d " % to_a15_cpu(moves) in ln
+           and ("reason=prev_unfit" in ln or "reason=misfit_moved" in ln)]
+    assert why, "no fitness decision (prev_unfit, misfit_moved) in the trace"
+    assert int(result(p.stdout, "rtapp")["overruns"]) <= 2, result(p.stdout, "rtapp")
+
+
+def to_a15_cpu(moves):
+    return next(cpu for _, cpu in moves if cpu < 2)
+
+
+def test_energy_pushes_a_running_task_that_outgrows_its_a7():
+    # A task light for 300 ms (10% of an A15: packed on an A7) then busy
+    # for 600 ms without sleeping: no wake-up to move it, only the misfit
+    # push (its CPU's balance tick sees it above 80% of the A7, PELT's
+    # ~64 ms from 20%, and pushes it at its switch) takes it to an A15.
+    # Without the push, or with the switch not honouring it, it runs on the
+    # A7 at half speed to the end.
+    script = "rtapp clear; rtapp add grow x30,r1000,t10000:u0 x1,r600000; rtapp run 1200"
+    with tempfile.TemporaryDirectory() as tmp:
+        trace = os.path.join(tmp, "trace.txt")
+        p = sim("tc2", script, "--pack=energy", "--trace=%s" % trace)
+        assert p.returncode == 0, p.stderr
+        with open(trace) as f:
+            events = f.read().splitlines()
+    start = next(float(ln.split()[2].rstrip(":")) for ln in events if "sched_wakeup_new: comm=grow-0" in ln)
+    assert next(int(ln.split("target_cpu=")[1]) for ln in events if "sched_wakeup_new: comm=grow-0" in ln) >= 2
+    pushes = [(float(ln.split()[2].rstrip(":")), int(ln.split("target_cpu=")[1].split()[0]))
+              for ln in events if "sched_pack: comm=grow-0" in ln and "reason=misfit_moved" in ln]
+    moves = [(float(ln.split()[2].rstrip(":")), int(ln.split("dest_cpu=")[1]))
+             for ln in events if "sched_migrate_task: comm=grow-0" in ln]
+    busy_from = start + 0.300
+    assert pushes and pushes[0][1] < 2 and busy_from < pushes[0][0] <= busy_from + 0.064 + 3 * 0.024, (start, pushes)
+    assert (pushes[0][0], pushes[0][1]) in moves, (pushes, moves)
+
+
+def test_energy_without_a_choice_says_why_once_at_boot():
+    # One cluster (vexpress-a9): pack=energy places by the buddy rule, and
+    # boot says why in one line; TC2 (a model, two clusters, two kinds of
+    # CPU) has nothing to say.
+    p = sim("vexpress-a9", "cpus", "--pack=energy")
+    assert p.returncode == 0, p.stderr
+    lines = [ln for ln in p.stdout.splitlines() if ln.startswith("pack: energy: ")]
+    assert lines == ["pack: energy: one cluster only; placing by the buddy rule"], p.stdout[:1500]
+    p = sim("tc2", "cpus", "--pack=energy")
+    assert p.returncode == 0, p.stderr
+    assert "placing by the buddy rule" not in p.stdout, p.stdout[:1500]
+    # Two clusters of equal CPUs (tools/gen-machine-dt, all little), and the
+    # same machine without its energy model.
+    with tempfile.TemporaryDirectory() as tmp:
+        dts = subprocess.run([os.path.join(simlib.ROOT, "tools", "gen-machine-dt"), "--clusters", "2",
+                              "--cpus-per-cluster", "2", "--big", "0"], capture_output=True, text=True, check=True).stdout
+        bare = "\n".join(ln for ln in dts.splitlines() if "sched-energy-costs" not in ln)
+        for name, text, why in (("equal", dts, "all CPUs equal (capacity and busy power)"),
+                                ("bare", bare, "no energy model in the DT")):
+            path = os.path.join(tmp, name + ".dtb")
+            subprocess.run(["dtc", "-q", "-I", "dts", "-O", "dtb", "-o", path, "-"], input=text, text=True,
+                           check=True)
+            p = sim(path, "cpus", "--pack=energy")
+            assert p.returncode == 0, p.stderr
+            lines = [ln for ln in p.stdout.splitlines() if ln.startswith("pack: energy: ")]
+            assert lines == ["pack: energy: %s; placing by the buddy rule" % why], p.stdout[:1500]
+
+
+def test_energy_keeps_buddy_overloads_deadlines():
+    # tests/workloads/buddy-overload.json on TC2: eight tasks light for 300
+    # ms (packed on the A7s) turn to 20% of an A15 each (160% in all). A
+    # packed A7 whose queue lasts two ticks is overutilized at once (PELT
+    # would see it ~60 ms late): the energy choice steps aside and the
+    # balancer spreads, so pack=energy misses no more deadlines than off.
+    # Looking only at balance ticks (16-24 ms apart), it missed 7-11.
+    script = subprocess.run([os.path.join(simlib.ROOT, "tools", "rtapp"),
+                             os.path.join(simlib.ROOT, "tests", "workloads", "buddy-overload.json")],
+                            capture_output=True, text=True, check=True).stdout.strip()
+    missed = {}
+    for mode in ("off", "energy"):
+        p = sim("tc2", script, "--pack=%s" % mode, "--seed=1")
+        assert p.returncode == 0, p.stderr
+        missed[mode] = int(result(p.stdout, "rtapp")["overruns"])
+    assert missed["energy"] <= missed["off"], missed

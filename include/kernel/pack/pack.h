@@ -30,6 +30,21 @@
  *   may_kick_ilb(rq)  a CPU with waiting tasks while others idle tickless
  *                     wakes one to balance for them only if this says so.
  *                     Default: it does (Linux's nohz kick).
+ *   tick(rq)          at the ticks of rq's CPU that balance (each balance
+ *                     interval; kernel/sched/balance.c, rq unlocked) and
+ *                     at every tick while fair tasks are queued there
+ *                     (kernel/sched/fair.c, rq locked); on that CPU, IRQs
+ *                     off: the
+ *                     policy's view of the CPU's load (pack=energy: the
+ *                     overutilized mask, misfit tasks). It may ask for the
+ *                     running task to be pushed to another CPU at its next
+ *                     switch (rq->misfit_push / misfit_dst). Default: none.
+ *   why_not()         NULL when the policy can do its job on this machine,
+ *                     else why not, in a few words (pack=energy: "no energy
+ *                     model in the DT", ...): printed once at boot, and the
+ *                     policy then places by the buddy rule, and boot says
+ *                     `pack: <name>: <why>; placing by the buddy rule`.
+ *                     Asked after the whole DT is read. Default: NULL.
  */
 #ifndef KERNEL_PACK_H
 #define KERNEL_PACK_H
@@ -51,6 +66,8 @@ struct pack_policy {
 	int (*buddy)(const struct topology *t, int cpu);
 	int (*select)(const struct task *p, int prev_cpu, int *target);
 	bool (*may_kick_ilb)(const struct rq *rq);
+	void (*tick)(struct rq *rq);
+	const char *(*why_not)(void);
 	const char *const *reasons;	/* names of select()'s outcomes */
 	int nr_reasons;			/* 1 .. PACK_MAX_REASONS */
 };

@@ -30,6 +30,18 @@ struct pack_energy_cand {
 };
 
 /*
+ * Linux's fits_capacity(): does a task busy @u (x PACK_E_SCALE of a CPU of
+ * capacity @from_cap) fit a CPU of capacity @to_cap with 25% headroom, at
+ * that CPU's top OPP (capacities are the top OPP's): u x from_cap x 1.25
+ * <= to_cap. With @from_cap == @to_cap and a CPU's own busy fraction: is
+ * the CPU not overutilized (above 80% of its capacity)?
+ */
+static inline bool pack_fits(uint32_t u, uint32_t from_cap, uint32_t to_cap)
+{
+	return (uint64_t)u * from_cap * 5 <= (uint64_t)to_cap * 4 * PACK_E_SCALE;
+}
+
+/*
  * Is a rail (CPUs @rail_cpus, of which @rail_idle are idle) powered for
  * something other than the waking task, last on @prev? Only if one of its
  * CPUs other than prev is busy: a rail whose only busy CPU is prev is on

@@ -46,6 +46,14 @@ struct energy_model {
 	struct energy_cost rail[IDLE_MAX_RAILS];
 	bool present;
 	/*
+	 * NULL when energy-aware placement has a choice to make on this
+	 * machine: a model, more than one cluster, CPUs that differ in
+	 * capacity or busy power. Else why not ("no energy model in the DT",
+	 * "one cluster only", "all CPUs equal"): pack=energy then places by
+	 * the buddy rule (docs/placement.md). Set by energy_model_parse_dt().
+	 */
+	const char *why_flat;
+	/*
 	 * DVFS (energy_model_bind_opps()): busy power at the OPP in effect.
 	 * nr_domains 0: every CPU at its top OPP's power (no DVFS).
 	 */

@@ -169,6 +169,21 @@ struct rq {
 #endif
 	/* Wake-ups of tasks last on this CPU, by the current policy's outcome (reset by a switch). */
 	uint64_t pack_stats[PACK_MAX_REASONS];
+	/*
+	 * Active balance (the placement policy's tick, pack.h): push this task,
+	 * if it is curr when it next switches out still runnable, to
+	 * misfit_dst (if still allowed there; else wherever select puts it).
+	 * Written by this CPU only; a stale pointer costs one push at most.
+	 * Here, not beside deferred_push: the tick's fields keep their short offsets.
+	 */
+	struct task *misfit_push;
+	int misfit_dst;
+	/*
+	 * The placement policy's tick (pack.h), NULL for most: a copy per rq,
+	 * set with the policy (balance_set_policy_tick()), so that the tick of
+	 * a policy without one pays a load and a branch from a register.
+	 */
+	void (*policy_tick)(struct rq *rq);
 	/* Last: ~900 bytes, which would push the hot fields past ARM's short load offsets (ldrd: 255). */
 	struct rt_rq rt;
 };

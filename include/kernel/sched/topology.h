@@ -88,6 +88,12 @@ struct topology {
 	cpumask_t powerline[TOPO_MAX_CPUS];	/* CPUs sharing this CPU's power line, as the policy sees it */
 	const struct pack_policy *policy;	/* the one it was built for */
 	int pack_buddy[TOPO_MAX_CPUS];	/* -1: no packing */
+	/*
+	 * The buddy is so much smaller that a light task (< 25% here) may not
+	 * fit it (Linux's fits_capacity, 25% headroom): buddy_select() checks
+	 * each one. False on every shipped board (TC2: A15 -> A7 fits).
+	 */
+	bool pack_buddy_check_fit[TOPO_MAX_CPUS];
 };
 
 static inline const struct sched_group *sd_group(const struct topology *t, const struct sched_domain *sd, int i)
