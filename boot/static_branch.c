@@ -1,11 +1,12 @@
 /* Patching the sites of include/kernel/lib/static_branch.h (ARMv7, ARM state). */
 #include "kernel/lib/static_branch.h"
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "kernel/lib/panic.h"
 
-extern const struct static_branch_site __start_static_branches[], __stop_static_branches[];
+extern const struct static_branch_site __start_static_branches[], __stop_static_branches[];	/* NOLINT(bugprone-reserved-identifier) */
 
 #define INSN_NOP 0xe320f000u	/* NOP (the hint): what `nop` assembles to for ARMv7 */
 #define INSN_B   0xea000000u	/* B, condition always; imm24 = (target - pc - 8) / 4 */
@@ -30,8 +31,11 @@ static void sync_site(unsigned long site)
 void static_branch_sync(const volatile bool *flag)
 {
 	bool on = *flag;
+	size_t nr = ((uintptr_t)__stop_static_branches - (uintptr_t)__start_static_branches) /
+		    sizeof(struct static_branch_site);
 
-	for (const struct static_branch_site *s = __start_static_branches; s < __stop_static_branches; s++) {
+	for (size_t i = 0; i < nr; i++) {
+		const struct static_branch_site *s = &__start_static_branches[i];
 		volatile uint32_t *insn = (volatile uint32_t *)s->site;
 		uint32_t want = on ? branch_to(s->site, s->target) : INSN_NOP;
 

@@ -36,6 +36,7 @@ static inline __attribute__((always_inline)) bool static_branch_unlikely(const v
 		     "	.popsection\n"
 		     : : "i"(flag) : : on);
 	return false;
+	// cppcheck-suppress unusedLabel ; the asm goto's target, which cppcheck does not parse
 on:
 	return true;
 }
