@@ -16,13 +16,13 @@ static int cmd_trace(int argc, char **argv)
 		trace_quiesce();
 		trace_clear();
 		smp_mb();
-		trace_on = true;
+		trace_set(true);
 		trace_start_counters();
 		kprintf("trace: on (%d events per CPU)\n", TRACE_EVENTS_PER_CPU);
 		return 0;
 	}
 	if (argc == 2 && strcmp(argv[1], "stop") == 0) {
-		trace_on = false;
+		trace_set(false);
 		trace_stop_counters();
 		kprintf("trace: off\n");
 		return 0;
@@ -31,14 +31,14 @@ static int cmd_trace(int argc, char **argv)
 		bool was = trace_quiesce();
 
 		trace_clear();
-		trace_on = was;
+		trace_set(was);
 		return 0;
 	}
 	if (argc == 2 && strcmp(argv[1], "dump") == 0) {
 		bool was = trace_quiesce();	/* writers must be quiet while the buffers are read */
 
 		trace_dump();
-		trace_on = was;
+		trace_set(was);
 		return 0;
 	}
 	if (argc == 2 && strcmp(argv[1], "stats") == 0) {

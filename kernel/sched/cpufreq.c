@@ -217,16 +217,20 @@ int cpufreq_set_opp(struct freq_domain *d, int opp, uint64_t now)
 /*
  * The scheduler's hooks run only while some domain of several OPPs has a
  * governor that decides from them (schedutil): with performance, powersave
- * or userspace everywhere they cost one load and a branch, as without DVFS.
+ * or userspace everywhere they cost a NOP (a static branch), as without DVFS.
  */
 static void update_hooks(void)
 {
+	static spinlock_t hooks_lock = SPINLOCK_INIT;	/* domains change under their own locks: one sync at a time */
 	bool on = false;
 
+	spin_lock(&hooks_lock);
 	for (int i = 0; i < dt.nr_domains; i++)
 		if (dt.dom[i].nr_opps > 1 && dt.dom[i].gov->update)
 			on = true;
 	WRITE_ONCE(cpufreq_enabled, on);
+	static_branch_sync(&cpufreq_enabled);	/* the hooks are static branches on it */
+	spin_unlock(&hooks_lock);
 }
 
 int cpufreq_set_governor(struct freq_domain *d, const struct cpufreq_governor *g, uint64_t now)

@@ -139,6 +139,24 @@ static inline uint32_t roll_over(uint32_t val, bool counted, uint32_t head,
 int pelt_update_elapsed(struct sched_avg *sa, uint64_t now_ns, bool runnable, bool running, uint32_t scale)
 {
 	uint64_t delta_ns;
+	uint32_t units;
+
+	KASSERT_DEBUG(sa != NULL);
+	/* pelt_update() has returned already when less than a unit passed (if not, units is 0 below). */
+	delta_ns = now_ns - sa->last_update_ns;
+	if (!(delta_ns >> 63) && pelt_within_period(sa, delta_ns, &units)) {
+		/* Inside the period (pelt_update() does this inline; other callers get here). */
+		KASSERT_DEBUG(runnable || !running);
+		KASSERT_DEBUG(scale <= PELT_SCALE);
+		pelt_accrue(sa, units, runnable, running, scale);
+		check_bounds(sa);
+		return 0;
+	}
+	return pelt_update_crossing(sa, delta_ns, runnable, running, scale);
+}
+
+int pelt_update_crossing(struct sched_avg *sa, uint64_t delta_ns, bool runnable, bool running, uint32_t scale)
+{
 	uint32_t units, head, tail, boundaries, full_sum;
 	struct decay_factor f;
 	int crossed;
@@ -147,22 +165,14 @@ int pelt_update_elapsed(struct sched_avg *sa, uint64_t now_ns, bool runnable, bo
 	KASSERT_DEBUG(runnable || !running);
 	KASSERT_DEBUG(scale <= PELT_SCALE);
 
-	/* pelt_update() has returned already when less than a unit passed (if not, units is 0 below). */
-	delta_ns = now_ns - sa->last_update_ns;
-	if (delta_ns >> 63) {	/* now_ns is before the last update (modulo 2^64) */
+	if (delta_ns >> 63) {	/* now is before the last update (modulo 2^64) */
 		/* The clock went backwards (a CPU whose clock lags): resynchronise. */
 		seqcount_write_begin(&sa->seq);
-		sa->last_update_ns = now_ns;
+		sa->last_update_ns += delta_ns;	/* = now */
 		seqcount_write_end(&sa->seq);
 		return 0;
 	}
-
-	if (pelt_within_period(sa, delta_ns, &units)) {
-		/* Inside the period (pelt_update() does this inline; other callers get here). */
-		pelt_accrue(sa, units, runnable, running, scale);
-		check_bounds(sa);
-		return 0;
-	}
+	units = (uint32_t)delta_ns >> PELT_UNIT_SHIFT;	/* the < 4 s branch's; the other computes its own */
 
 	seqcount_write_begin(&sa->seq);
 	if (delta_ns >> 32) {

@@ -52,14 +52,19 @@ static bool wake_affine(const struct task *p, int this_cpu, int prev_cpu)
 {
 	uint64_t this_load = placement_load(this_cpu), load = placement_load(prev_cpu);
 	unsigned int nr = READ_ONCE(cpu_rq(this_cpu)->nr_running);
-	uint64_t per_task = nr ? this_load / nr : 0;
 
 	if (this_load == 0)
 		return true;	/* an idle waker: "balanced" whatever prev holds, as in 3.7 */
 	if (100ull * sched_topo.cpu[prev_cpu].capacity * (this_load + p->se.weight) <=
 	    (100ull + (IMBALANCE_PCT - 100) / 2) * sched_topo.cpu[this_cpu].capacity * load)
 		return true;
-	return this_load <= load && this_load + load <= per_task;
+	/*
+	 * this_load + load <= the waker's average task (this_load / nr, rounded
+	 * down), multiplied out: x <= floor(a / n) is x * n <= a for integers,
+	 * and a 64-bit division is a ~100-instruction library call on ARMv7.
+	 * No overflow: loads are sums of at most thousands of weights < 2^17.
+	 */
+	return nr && this_load <= load && (this_load + load) * nr <= this_load;
 }
 
 /* The first CPU of @m that @p may use and that is idle now, or -1. From idle_hint: no scan of run queues. */

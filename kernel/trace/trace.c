@@ -43,6 +43,12 @@ struct trace_buf {
 volatile bool trace_on;
 static struct trace_buf bufs[CONFIG_NR_CPUS];
 
+void trace_set(bool on)
+{
+	trace_on = on;
+	static_branch_sync(&trace_on);
+}
+
 static struct trace_event *slot(int cpu)
 {
 	struct trace_buf *b = &bufs[cpu];
@@ -396,7 +402,7 @@ bool trace_quiesce(void)
 {
 	bool was = trace_on;
 
-	trace_on = false;
+	trace_set(false);
 	smp_mb();
 	task_sleep_ns(1000000);
 	return was;

@@ -304,7 +304,7 @@ static void boot(void)
 			fprintf(stderr, "schedsim: error: %s: %s\n", opt.trace_path, strerror(errno));
 			exit(1);
 		}
-		trace_on = true;
+		trace_set(true);
 	}
 	/* Secondaries first: CPU0's boot starts the console, whose tasks may go anywhere. */
 	for (int c = n - 1; c > 0; c--)
@@ -335,12 +335,12 @@ static void trace_write(bool last)
 	}
 	if (!full)
 		return;
-	trace_on = false;
+	trace_set(false);
 	sim_set_output(trace_file);
 	trace_dump();
 	sim_set_output(NULL);
 	trace_clear();
-	trace_on = !last;
+	trace_set(!last);
 }
 
 static bool run(void)

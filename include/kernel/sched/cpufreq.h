@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "kernel/lib/cpumask.h"
+#include "kernel/lib/static_branch.h"
 #include "kernel/sched/topology.h"
 #include "arch/spinlock.h"
 
@@ -189,12 +190,12 @@ static inline uint32_t cpufreq_scale(int cpu)
 extern uint64_t cpufreq_next_ns[TOPO_MAX_CPUS];
 extern uint64_t cpufreq_tick_ns;	/* the scheduler tick's period */
 
-/* The scheduler's hook: one load and a branch without a deciding governor, a compare between its looks. */
+/* The scheduler's hook: a NOP without a deciding governor (a static branch), a compare between its looks. */
 void cpufreq_update_slow(int cpu, uint64_t now, enum cpufreq_event ev);
 static inline void cpufreq_update(int cpu, uint64_t now, enum cpufreq_event ev)
 {
 	/* 64-bit single-copy atomic (ldrexd on ARMv7): another CPU's change of the domain writes it. */
-	if (__builtin_expect(cpufreq_enabled, 0) &&
+	if (static_branch_unlikely(&cpufreq_enabled) &&
 	    (ev == CPUFREQ_RT || (int64_t)(now - __atomic_load_n(&cpufreq_next_ns[cpu], __ATOMIC_RELAXED)) >= 0))
 		cpufreq_update_slow(cpu, now, ev);
 }

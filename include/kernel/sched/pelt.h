@@ -105,6 +105,14 @@ void pelt_init(struct sched_avg *sa, uint64_t now_ns);
 int pelt_update_elapsed(struct sched_avg *sa, uint64_t now_ns, bool runnable, bool running, uint32_t scale);
 
 /*
+ * pelt_update_elapsed() for a @delta_ns = now - last update that its
+ * caller has found to cross the current period's end (or to be negative:
+ * the clock went back): pelt_update_scaled()'s slow path, without the
+ * subtraction and the within-period test it has just done.
+ */
+int pelt_update_crossing(struct sched_avg *sa, uint64_t delta_ns, bool runnable, bool running, uint32_t scale);
+
+/*
  * Frequency invariance: running time counts @scale / PELT_SCALE of itself
  * (@scale: the CPU's frequency over its top one, cpufreq_scale()), so a
  * usage ratio is the share of the CPU's top-OPP capacity the entity used,
@@ -155,7 +163,7 @@ static inline int pelt_update_scaled(struct sched_avg *sa, uint64_t now_ns, bool
 		pelt_accrue(sa, units, runnable, running, scale);
 		return 0;
 	}
-	return pelt_update_elapsed(sa, now_ns, runnable, running, scale);
+	return pelt_update_crossing(sa, delta_ns, runnable, running, scale);
 }
 
 /* At the top frequency (or with no DVFS): running time counts in full. */

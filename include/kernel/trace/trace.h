@@ -33,7 +33,8 @@
  *
  * Recording is lock-free per CPU (each CPU writes only its own buffer, with
  * IRQs off); when the buffer is full the oldest events are overwritten.
- * Costs one load and a branch while tracing is off (trace_on).
+ * Costs one NOP while tracing is off (trace_on, a static branch:
+ * include/kernel/lib/static_branch.h); write trace_on with trace_set().
  */
 #ifndef KERNEL_TRACE_H
 #define KERNEL_TRACE_H
@@ -41,11 +42,15 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "kernel/lib/static_branch.h"
+
 struct pack_policy;
 struct task;
 struct sched_avg;
 
 extern volatile bool trace_on;
+/* trace_on = @on, and the hooks' static branches follow it before this returns. */
+void trace_set(bool on);
 
 void trace_record_sched_switch(int cpu, const struct task *prev, int prev_state, const struct task *next);
 void trace_record_sched_wakeup(int cpu, const struct task *p, int target_cpu);
@@ -64,61 +69,61 @@ void trace_record_counter(const char *name, int64_t value);
 /* prev_state: the task's enum task_state when it switched out. */
 static inline void trace_sched_switch(int cpu, const struct task *prev, int prev_state, const struct task *next)
 {
-	if (trace_on)
+	if (static_branch_unlikely(&trace_on))
 		trace_record_sched_switch(cpu, prev, prev_state, next);
 }
 static inline void trace_sched_wakeup(int cpu, const struct task *p, int target_cpu)
 {
-	if (trace_on)
+	if (static_branch_unlikely(&trace_on))
 		trace_record_sched_wakeup(cpu, p, target_cpu);
 }
 static inline void trace_sched_wakeup_new(int cpu, const struct task *p, int target_cpu)
 {
-	if (trace_on)
+	if (static_branch_unlikely(&trace_on))
 		trace_record_sched_wakeup_new(cpu, p, target_cpu);
 }
 static inline void trace_sched_migrate(int cpu, const struct task *p, int orig_cpu, int dest_cpu)
 {
-	if (trace_on)
+	if (static_branch_unlikely(&trace_on))
 		trace_record_sched_migrate(cpu, p, orig_cpu, dest_cpu);
 }
 /* @state: idle state index entered, or -1 when leaving idle. */
 static inline void trace_cpu_idle(int cpu, int state)
 {
-	if (trace_on)
+	if (static_branch_unlikely(&trace_on))
 		trace_record_cpu_idle(cpu, state);
 }
 static inline void trace_cpu_frequency(int cpu, uint32_t khz)
 {
-	if (trace_on)
+	if (static_branch_unlikely(&trace_on))
 		trace_record_cpu_frequency(cpu, khz);
 }
 static inline void trace_cluster_power(int cpu, int cluster, bool on)
 {
-	if (trace_on)
+	if (static_branch_unlikely(&trace_on))
 		trace_record_cluster_power(cpu, cluster, on);
 }
 
 static inline void trace_sched_waking(int cpu, const struct task *p, int target_cpu)
 {
-	if (trace_on)
+	if (static_branch_unlikely(&trace_on))
 		trace_record_sched_waking(cpu, p, target_cpu);
 }
 static inline void trace_pelt_se(const struct task *p)
 {
-	if (trace_on)
+	if (static_branch_unlikely(&trace_on))
 		trace_record_pelt_se(p);
 }
 static inline void trace_pelt_cfs(int cpu, const struct sched_avg *sa)
 {
-	if (trace_on)
+	if (static_branch_unlikely(&trace_on))
 		trace_record_pelt_cfs(cpu, sa);
 }
 /* @reason: @policy's outcome index; @target_cpu: where the policy sent the task, or -1. */
 static inline void trace_sched_pack(const struct task *p, int prev_cpu, const struct pack_policy *policy,
 				    int reason, int target_cpu)
 {
-	if (trace_on)
+	if (static_branch_unlikely(&trace_on))
 		trace_record_sched_pack(p, prev_cpu, policy, reason, target_cpu);
 }
 
