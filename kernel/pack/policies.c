@@ -20,47 +20,24 @@
 #include "kernel/sched/topology.h"
 
 /* GNU ld defines __start_/__stop_<section> for a section named as a C identifier. */
-extern const struct pack_policy_entry __start_pack_policies[], __stop_pack_policies[];	/* NOLINT(bugprone-reserved-identifier) */
+extern const struct linked_entry __start_pack_policies[], __stop_pack_policies[];	/* NOLINT(bugprone-reserved-identifier) */
 
 static const struct pack_policy *table[PACK_MAX_POLICIES];
 static int nr_policies = -1;	/* -1: the linked entries not read yet */
 
-static bool entry_before(const struct pack_policy_entry *a, const struct pack_policy_entry *b)
-{
-	return a->rank < b->rank || (a->rank == b->rank && strcmp(a->policy->name, b->policy->name) < 0);
-}
-
 static bool valid(const struct pack_policy *p);
 
-/* The linked entries, in rank order (an insertion sort: a handful of entries). */
+/* The linked policies, in rank order, each checked against pack.h's contract. */
 static void table_init(void)
 {
-	const struct pack_policy_entry *sorted[PACK_MAX_POLICIES];
-	int n = 0;
+	const void *objs[PACK_MAX_POLICIES];
+	int n = linked_table_sort(__start_pack_policies, __stop_pack_policies, objs, PACK_MAX_POLICIES, "pack",
+				  "placement policies");
 
-	/* The section's bounds as numbers: the linker's two symbols are not one C object. */
-	size_t nr_entries = ((uintptr_t)__stop_pack_policies - (uintptr_t)__start_pack_policies) /
-			    sizeof(struct pack_policy_entry);
-
-	for (size_t k = 0; k < nr_entries; k++) {
-		const struct pack_policy_entry *e = &__start_pack_policies[k];
-		int i = n;
-
-		if (n == PACK_MAX_POLICIES)
-			panic("pack: more than %d placement policies linked", PACK_MAX_POLICIES);
-		if (!valid(e->policy))
-			panic("pack: policy '%s' breaks include/kernel/pack/pack.h's contract",
-			      e->policy && e->policy->name ? e->policy->name : "?");
-		for (; i > 0 && entry_before(e, sorted[i - 1]); i--)
-			sorted[i] = sorted[i - 1];
-		sorted[i] = e;
-		n++;
-	}
 	for (int i = 0; i < n; i++) {
-		for (int j = 0; j < i; j++)
-			if (strcmp(sorted[j]->policy->name, sorted[i]->policy->name) == 0)
-				panic("pack: two policies named '%s'", sorted[i]->policy->name);
-		table[i] = sorted[i]->policy;
+		table[i] = objs[i];
+		if (!valid(table[i]))
+			panic("pack: policy '%s' breaks include/kernel/pack/pack.h's contract", table[i]->name);
 	}
 	nr_policies = n;
 }
@@ -92,13 +69,12 @@ const struct pack_policy *pack_policy_find(const char *name)
 
 const char *pack_policy_list(char *buf, size_t size)
 {
-	size_t n = 0;
+	const void *objs[PACK_MAX_POLICIES];
+	int n = count();
 
-	if (size)
-		buf[0] = '\0';
-	for (int i = 0; i < count() && n < size; i++)
-		n += (size_t)ksnprintf(buf + n, size - n, "%s%s", i ? ", " : "", table[i]->name);
-	return buf;
+	for (int i = 0; i < n; i++)
+		objs[i] = table[i];
+	return linked_table_names(objs, n, buf, size);
 }
 
 static bool valid_name(const char *s)

@@ -11,7 +11,7 @@
 #include "kernel/lib/panic.h"
 
 /* GNU ld defines __start_/__stop_<section> for a section named as a C identifier. */
-extern const struct sched_class_entry __start_sched_classes[], __stop_sched_classes[];	/* NOLINT(bugprone-reserved-identifier) */
+extern const struct linked_entry __start_sched_classes[], __stop_sched_classes[];	/* NOLINT(bugprone-reserved-identifier) */
 
 const struct sched_class *sched_class_order[SCHED_MAX_CLASSES];
 int sched_nr_classes;
@@ -27,30 +27,22 @@ static void check_class(const struct sched_class *c)
 
 void sched_classes_init(void)
 {
-	const struct sched_class_entry *sorted[SCHED_MAX_CLASSES];
-	size_t nr = ((uintptr_t)__stop_sched_classes - (uintptr_t)__start_sched_classes) /
-		    sizeof(struct sched_class_entry);
-	int n = 0, idle = 0;
+	const void *objs[SCHED_MAX_CLASSES];
+	int n = linked_table_sort(__start_sched_classes, __stop_sched_classes, objs, SCHED_MAX_CLASSES, "sched",
+				  "scheduling classes");
+	int idle = 0;
 
-	for (size_t k = 0; k < nr; k++) {
-		const struct sched_class_entry *e = &__start_sched_classes[k];
-		int i = n;
-
-		if (n == SCHED_MAX_CLASSES)
-			panic("sched: more than %d scheduling classes linked", SCHED_MAX_CLASSES);
-		check_class(e->cls);
-		for (; i > 0 && e->rank < sorted[i - 1]->rank; i--)
-			sorted[i] = sorted[i - 1];
-		sorted[i] = e;
-		n++;
-		idle += e->cls->idle;
-	}
-	if (idle != 1 || !sorted[n - 1]->cls->idle)
-		panic("sched: %d idle classes linked; one, ranked last, is required", idle);
 	for (int i = 0; i < n; i++) {
-		sorted[i]->cls->idx = i;
-		sched_class_order[i] = sorted[i]->cls;
+		/* The classes are writable objects (their idx); the table holds them as const. */
+		struct sched_class *c = (struct sched_class *)(uintptr_t)objs[i];
+
+		check_class(c);
+		idle += c->idle;
+		c->idx = i;
+		sched_class_order[i] = c;
 	}
+	if (idle != 1 || !sched_class_order[n - 1]->idle)
+		panic("sched: %d idle classes linked; one, ranked last, is required", idle);
 	sched_nr_classes = n;
 }
 

@@ -58,7 +58,7 @@ const struct cpufreq_backend *cpufreq_backend(void)
 /* --- governors: the linked table, sorted by rank then name on first use --- */
 
 /* GNU ld defines __start_/__stop_<section> for a section named as a C identifier. */
-extern const struct cpufreq_governor_entry __start_cpufreq_governors[], __stop_cpufreq_governors[];	/* NOLINT(bugprone-reserved-identifier) */
+extern const struct linked_entry __start_cpufreq_governors[], __stop_cpufreq_governors[];	/* NOLINT(bugprone-reserved-identifier) */
 
 #define MAX_GOVERNORS 8
 static const struct cpufreq_governor *govs[MAX_GOVERNORS];
@@ -66,28 +66,16 @@ static int nr_govs = -1;
 
 static void gov_table_init(void)
 {
-	const struct cpufreq_governor_entry *sorted[MAX_GOVERNORS];
-	size_t nr = ((uintptr_t)__stop_cpufreq_governors - (uintptr_t)__start_cpufreq_governors) /
-		    sizeof(struct cpufreq_governor_entry);
-	int n = 0;
+	const void *objs[MAX_GOVERNORS];
+	int n = linked_table_sort(__start_cpufreq_governors, __stop_cpufreq_governors, objs, MAX_GOVERNORS,
+				  "cpufreq", "governors");
 
-	for (size_t k = 0; k < nr; k++) {
-		const struct cpufreq_governor_entry *e = &__start_cpufreq_governors[k];
-		int i = n;
-
-		if (n == MAX_GOVERNORS)
-			panic("cpufreq: more than %d governors linked", MAX_GOVERNORS);
-		if (!e->gov || !e->gov->name || !e->gov->start)
-			panic("cpufreq: a governor breaks include/kernel/sched/cpufreq.h's contract (name, start)");
-		for (; i > 0 && (e->rank < sorted[i - 1]->rank ||
-				 (e->rank == sorted[i - 1]->rank && strcmp(e->gov->name, sorted[i - 1]->gov->name) < 0));
-		     i--)
-			sorted[i] = sorted[i - 1];
-		sorted[i] = e;
-		n++;
+	for (int i = 0; i < n; i++) {
+		govs[i] = objs[i];
+		if (!govs[i]->start)
+			panic("cpufreq: governor '%s' breaks include/kernel/sched/cpufreq.h's contract (start)",
+			      govs[i]->name);
 	}
-	for (int i = 0; i < n; i++)
-		govs[i] = sorted[i]->gov;
 	nr_govs = n;
 }
 
@@ -110,14 +98,12 @@ const struct cpufreq_governor *cpufreq_governor_find(const char *name)
 
 const char *cpufreq_governor_list(char *buf, size_t size)
 {
-	const struct cpufreq_governor *g;
-	size_t n = 0;
+	const void *objs[MAX_GOVERNORS];
+	int n;
 
-	buf[0] = '\0';
-	for (int i = 0; (g = cpufreq_governor_at(i)) != NULL; i++)
-		n += (size_t)ksnprintf(buf + (n < size ? n : size), n < size ? size - n : 0, "%s%s", i ? ", " : "",
-				       g->name);
-	return buf;
+	for (n = 0; cpufreq_governor_at(n); n++)
+		objs[n] = govs[n];
+	return linked_table_names(objs, n, buf, size);
 }
 
 /* --- domains --- */

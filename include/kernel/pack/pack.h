@@ -52,6 +52,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "kernel/lib/linked_table.h"
+
 #define PACK_MAX_POLICIES 8
 #define PACK_MAX_REASONS 8
 
@@ -74,20 +76,14 @@ struct pack_policy {
 
 /*
  * Declares @policy (a const struct pack_policy of this file) to the table:
- * an entry in the section pack_policies, which every port's link collects
- * (linker/common.ld keeps it on ARM; GNU ld names its bounds __start_ and
- * __stop_pack_policies). @rank orders the table: the interface's order is
- * off 10, rails 20, all 30, energy 40; a new policy takes PACK_RANK_OTHER
- * and comes after them, by name.
+ * an entry in the section pack_policies (include/kernel/lib/linked_table.h),
+ * which every port's link collects (linker/common.ld keeps it on ARM; GNU
+ * ld names its bounds __start_ and __stop_pack_policies). @rank orders the
+ * table: the interface's order is off 10, rails 20, all 30, energy 40; a
+ * new policy takes PACK_RANK_OTHER and comes after them, by name.
  */
-struct pack_policy_entry {
-	const struct pack_policy *policy;
-	long rank;
-};
 #define PACK_RANK_OTHER 100
-#define PACK_POLICY(policy, rank)                                                                       \
-	static const struct pack_policy_entry pack_policy_entry_##policy                                \
-		__attribute__((used, section("pack_policies"), aligned(sizeof(void *)))) = { &(policy), (rank) }
+#define PACK_POLICY(policy, rank) LINKED_ENTRY(pack_policies, policy, rank)
 
 /* Shipped policies other code names (kernel/pack/{off,rails,all,energy}.c). */
 extern const struct pack_policy policy_off, policy_rails, policy_all, policy_energy;

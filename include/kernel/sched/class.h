@@ -21,6 +21,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "kernel/lib/linked_table.h"
+
 struct rq;
 struct task;
 
@@ -100,15 +102,12 @@ struct sched_class {
 	int idx;		/* its place in the order (set at sched_init) */
 };
 
-struct sched_class_entry {
-	struct sched_class *cls;
-	long rank;
-};
 
-/* Declares @cls (a struct sched_class of this file): rt 10, fair 20, idle 90. */
-#define SCHED_CLASS(cls, rank)                                                                         \
-	static const struct sched_class_entry sched_class_entry_##cls                                   \
-		__attribute__((used, section("sched_classes"), aligned(sizeof(void *)))) = { &(cls), (rank) }
+/*
+ * Declares @cls (a struct sched_class of this file) in the section
+ * sched_classes (include/kernel/lib/linked_table.h): rt 10, fair 20, idle 90.
+ */
+#define SCHED_CLASS(cls, rank) LINKED_ENTRY(sched_classes, cls, rank)
 
 /*
  * The fair class (SCHED_OTHER's, kernel/sched/fair.c) runs nearly every

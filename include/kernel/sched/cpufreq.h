@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "kernel/lib/cpumask.h"
+#include "kernel/lib/linked_table.h"
 #include "kernel/lib/static_branch.h"
 #include "kernel/sched/topology.h"
 #include "arch/spinlock.h"
@@ -90,13 +91,8 @@ struct cpufreq_governor {
 	int (*opp_for_util)(const struct freq_domain *d, uint32_t util);
 };
 
-struct cpufreq_governor_entry {
-	const struct cpufreq_governor *gov;
-	long rank;
-};
-#define CPUFREQ_GOVERNOR(gov, rank)                                                                     \
-	static const struct cpufreq_governor_entry cpufreq_governor_entry_##gov                        \
-		__attribute__((used, section("cpufreq_governors"), aligned(sizeof(void *)))) = { &(gov), (rank) }
+/* Declares @gov (a const struct cpufreq_governor of this file) in the section cpufreq_governors. */
+#define CPUFREQ_GOVERNOR(gov, rank) LINKED_ENTRY(cpufreq_governors, gov, rank)
 
 struct freq_domain {
 	spinlock_t lock;
