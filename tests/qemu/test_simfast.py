@@ -219,12 +219,7 @@ def test_energy_moves_a_ramp_that_outgrows_its_a7_to_an_a15():
     # longer fits the A7 (prev_unfit; docs/placement.md). Without capacity
     # fitness it stays on the A7 (as pack=off does) and overruns from the
     # 60% step on.
-    with tempfile.TemporaryDirectory() as tmp:
-        trace = os.path.join(tmp, "trace.txt")
-        p = sim("tc2", RAMP, "--pack=energy", "--trace=%s" % trace)
-        assert p.returncode == 0, p.stderr
-        with open(trace) as f:
-            events = f.read().splitlines()
+    p, events = sim_trace("tc2", RAMP, "--pack=energy")
     start = next(float(ln.split()[2].rstrip(":")) for ln in events if "sched_wakeup_new: comm=ramp-0" in ln)
     first_cpu = next(int(ln.split("target_cpu=")[1]) for ln in events if "sched_wakeup_new: comm=ramp-0" in ln)
     assert first_cpu >= 2, "the ramp started on an A15 (cpu%d): nothing to show" % first_cpu
@@ -236,6 +231,16 @@ def test_energy_moves_a_ramp_that_outgrows_its_a7_to_an_a15():
            and ("reason=prev_unfit" in ln or "reason=misfit_moved" in ln)]
     assert why, "no fitness decision (prev_unfit, misfit_moved) in the trace"
     assert int(result(p.stdout, "rtapp")["overruns"]) <= 2, result(p.stdout, "rtapp")
+
+
+def sim_trace(board, script, *args):
+    """The simulator's run of @script and its trace dump's lines (--trace)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        trace = os.path.join(tmp, "trace.txt")
+        p = sim(board, script, *args, "--trace=%s" % trace)
+        assert p.returncode == 0, p.stderr
+        with open(trace) as f:
+            return p, f.read().splitlines()
 
 
 def to_a15_cpu(moves):
@@ -250,12 +255,7 @@ def test_energy_pushes_a_running_task_that_outgrows_its_a7():
     # Without the push, or with the switch not honouring it, it runs on the
     # A7 at half speed to the end.
     script = "rtapp clear; rtapp add grow x30,r1000,t10000:u0 x1,r600000; rtapp run 1200"
-    with tempfile.TemporaryDirectory() as tmp:
-        trace = os.path.join(tmp, "trace.txt")
-        p = sim("tc2", script, "--pack=energy", "--trace=%s" % trace)
-        assert p.returncode == 0, p.stderr
-        with open(trace) as f:
-            events = f.read().splitlines()
+    p, events = sim_trace("tc2", script, "--pack=energy")
     start = next(float(ln.split()[2].rstrip(":")) for ln in events if "sched_wakeup_new: comm=grow-0" in ln)
     assert next(int(ln.split("target_cpu=")[1]) for ln in events if "sched_wakeup_new: comm=grow-0" in ln) >= 2
     pushes = [(float(ln.split()[2].rstrip(":")), int(ln.split("target_cpu=")[1].split()[0]))
