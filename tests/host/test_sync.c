@@ -213,6 +213,35 @@ KT_CASE(mutex_owner_inherits_the_top_waiters_priority_and_drops_back)
 	KT_ASSERT_EQ(mutex_unlock_for(&m, &t[2]), MUTEX_OK);
 }
 
+/*
+ * A prio_none mutex (POSIX's PTHREAD_PRIO_NONE, rt-app's without
+ * pi_enabled) lends its waiters' priority to nobody, and a chain of owners
+ * stops there; hand-off still goes to the highest waiter.
+ */
+KT_CASE(a_prio_none_mutex_lends_no_priority)
+{
+	struct mutex m1 = MUTEX_INIT, m2 = MUTEX_INIT;
+
+	machine();
+	m1.prio_none = true;
+	KT_ASSERT_EQ(task_setscheduler(&t[1], SCHED_FIFO, 50), 0);
+	KT_ASSERT_EQ(task_setscheduler(&t[2], SCHED_FIFO, 70), 0);
+	KT_ASSERT(mutex_lock_or_queue(&m1, &we[0], &t[0]));	/* t0 holds m1 (no inheritance) */
+	KT_ASSERT(mutex_lock_or_queue(&m2, &we[1], &t[1]));	/* t1 (50) holds m2 ... */
+	KT_ASSERT(!mutex_lock_or_queue(&m1, &we[3], &t[1]));	/* ... and waits on m1 */
+	KT_ASSERT_EQ(t[0].prio, 0);
+	KT_ASSERT(!mutex_lock_or_queue(&m2, &we[2], &t[2]));	/* t2 (70) waits on m2 */
+	KT_ASSERT_EQ(t[1].prio, 70);	/* m2 lends */
+	KT_ASSERT_EQ(t[0].prio, 0);	/* m1 does not, even through the chain */
+	KT_ASSERT_EQ(mutex_unlock_for(&m1, &t[0]), MUTEX_OK);
+	KT_ASSERT(mutex_owner(&m1) == &t[1]);
+	KT_ASSERT_EQ(mutex_unlock_for(&m1, &t[1]), MUTEX_OK);
+	KT_ASSERT_EQ(mutex_unlock_for(&m2, &t[1]), MUTEX_OK);
+	KT_ASSERT(mutex_owner(&m2) == &t[2]);
+	KT_ASSERT_EQ(t[1].prio, 50);
+	KT_ASSERT_EQ(mutex_unlock_for(&m2, &t[2]), MUTEX_OK);
+}
+
 KT_CASE(mutex_inheritance_follows_a_chain_of_owners)
 {
 	struct mutex m1 = MUTEX_INIT, m2 = MUTEX_INIT;
