@@ -126,6 +126,11 @@ static void energy_cand_opp(struct pack_energy_cand *c, int cpu, uint64_t uc)
 	c->speed = 0;
 	if (!d || d->nr_opps < 2)
 		return;
+	if (!READ_ONCE(d->gov)->opp_for_util) {	/* its OPP does not follow util: no need for the domain's */
+		c->opp = READ_ONCE(d->cur);
+		c->speed = cpufreq_opp_scale(d, c->opp);
+		return;
+	}
 	for (int o = cpumask_first(&d->cpus); o >= 0; o = cpumask_next(&d->cpus, o)) {
 		uint32_t u;
 
@@ -138,7 +143,7 @@ static void energy_cand_opp(struct pack_energy_cand *c, int cpu, uint64_t uc)
 	if (busiest > PACK_E_SCALE)
 		busiest = PACK_E_SCALE;
 	c->opp = cpufreq_governor_opp(d, (uint32_t)(busiest >> 10));
-	c->speed = (uint32_t)((uint64_t)d->khz[c->opp] * 1024 / d->khz[d->nr_opps - 1]);
+	c->speed = cpufreq_opp_scale(d, c->opp);
 }
 
 /* Candidate @cpu's inputs to the model, as of now, for a task busy @u on a CPU of capacity @from_cap. */

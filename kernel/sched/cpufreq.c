@@ -21,7 +21,6 @@
 #include "kernel/trace/trace.h"
 
 static struct cpufreq_dt dt;
-uint32_t cpufreq_scale_of[TOPO_MAX_CPUS];
 bool cpufreq_enabled;
 uint64_t cpufreq_idle_calls[TOPO_MAX_CPUS];
 uint64_t cpufreq_next_ns[TOPO_MAX_CPUS];
@@ -133,6 +132,11 @@ int cpufreq_opp_at_least(const struct freq_domain *d, uint32_t khz)
 	return d->nr_opps - 1;
 }
 
+uint32_t cpufreq_scale(int cpu)
+{
+	return READ_ONCE(cpu_rq(cpu)->freq_scale);
+}
+
 int cpufreq_governor_opp(const struct freq_domain *d, uint32_t util)
 {
 	const struct cpufreq_governor *g = READ_ONCE(d->gov);
@@ -176,18 +180,15 @@ int cpufreq_set_opp_locked(struct freq_domain *d, int opp, uint64_t now)
 	account(d, now);
 	if (d->rail)
 		rail_set_opp(d->rail, opp, now);
-	d->requested = opp;
 	WRITE_ONCE(d->cur, opp);
 	d->last_change_ns = now;
 	d->nr_transitions++;
-	scale = (uint32_t)((uint64_t)d->khz[opp] * CPUFREQ_SCALE / d->khz[d->nr_opps - 1]);
-	for (cpu = cpumask_first(&d->cpus); cpu >= 0 && cpu < sched_topo.nr_cpus; cpu++)
-		if (cpumask_test(&d->cpus, cpu)) {
-			WRITE_ONCE(cpufreq_scale_of[cpu], scale);
-			WRITE_ONCE(cpu_rq(cpu)->freq_scale, scale);	/* read by its own PELT updates */
-			__atomic_store_n(&cpufreq_next_ns[cpu], now + d->rate_limit_ns, __ATOMIC_RELAXED);
-			trace_cpu_frequency(cpu, d->khz[opp]);
-		}
+	scale = cpufreq_opp_scale(d, opp);
+	for (cpu = cpumask_first(&d->cpus); cpu >= 0; cpu = cpumask_next(&d->cpus, cpu)) {
+		WRITE_ONCE(cpu_rq(cpu)->freq_scale, scale);	/* read by its own PELT updates */
+		__atomic_store_n(&cpufreq_next_ns[cpu], now + d->rate_limit_ns, __ATOMIC_RELAXED);
+		trace_cpu_frequency(cpu, d->khz[opp]);
+	}
 	return 0;
 }
 
@@ -225,7 +226,6 @@ int cpufreq_set_governor(struct freq_domain *d, const struct cpufreq_governor *g
 	int rc;
 
 	d->gov = g;
-	memset(d->gov_data, 0, sizeof(d->gov_data));
 	rc = cpufreq_set_opp_locked(d, g->start(d), now);
 	spin_unlock_irqrestore(&d->lock, flags);
 	update_hooks();
@@ -237,7 +237,8 @@ void cpufreq_residency(struct freq_domain *d, uint64_t now, uint64_t *opp_ns, ui
 	unsigned long flags = spin_lock_irqsave(&d->lock);
 
 	account(d, now);
-	memcpy(opp_ns, d->opp_ns, sizeof(d->opp_ns));
+	if (opp_ns)
+		memcpy(opp_ns, d->opp_ns, sizeof(d->opp_ns));
 	*khz_ns = d->khz_ns;
 	spin_unlock_irqrestore(&d->lock, flags);
 }
@@ -245,12 +246,10 @@ void cpufreq_residency(struct freq_domain *d, uint64_t now, uint64_t *opp_ns, ui
 void cpufreq_energy_counters(struct freq_domain *d, uint64_t now, uint64_t *core_pns, uint64_t *rail_pns,
 			     uint64_t *khz_ns)
 {
-	uint64_t opp_ns[CPUFREQ_MAX_OPPS];
-
 	*core_pns = *rail_pns = 0;
 	if (d->rail)
 		rail_energy(d->rail, now, core_pns, rail_pns);
-	cpufreq_residency(d, now, opp_ns, khz_ns);
+	cpufreq_residency(d, now, NULL, khz_ns);
 }
 
 void cpufreq_update_slow(int cpu, uint64_t now, enum cpufreq_event ev)
@@ -275,10 +274,8 @@ void cpufreq_init_dt(const struct fdt *fdt)
 	uint64_t now = arch_now_ns();
 	char err[160];
 
-	for (int cpu = 0; cpu < TOPO_MAX_CPUS; cpu++) {
-		cpufreq_scale_of[cpu] = CPUFREQ_SCALE;
+	for (int cpu = 0; cpu < TOPO_MAX_CPUS; cpu++)
 		cpufreq_next_ns[cpu] = 0;
-	}
 	cpufreq_tick_ns = 1000000000ull / sched_hz;
 	if (cpufreq_parse_dt(fdt, &sched_topo, &dt, err, sizeof(err)) < 0)
 		panic("dtb: %s", err);
@@ -288,7 +285,7 @@ void cpufreq_init_dt(const struct fdt *fdt)
 		d->lock = (spinlock_t)SPINLOCK_INIT;
 		d->opp_since_ns = now;
 		d->gov = &cpufreq_gov_performance;
-		d->cur = d->requested = cpufreq_gov_performance.start(d);
+		d->cur = cpufreq_gov_performance.start(d);
 	}
 	update_hooks();
 }

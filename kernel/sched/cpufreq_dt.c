@@ -92,7 +92,7 @@ int cpufreq_parse_dt(const struct fdt *fdt, const struct topology *topo, struct 
 			fd->id = d;
 			fd->first_cpu = cpu;
 			fd->cluster = topo->cpu[cpu].cluster;
-			fd->cur = fd->requested = fd->nr_opps - 1;
+			fd->cur = fd->nr_opps - 1;
 			out->nr_domains++;
 		} else if (!fdt_has_prop(fdt, table, "opp-shared")) {
 			return format_error(err, errlen, "cpufreq: %s: serves cpu%d and cpu%d but has no opp-shared",

@@ -74,9 +74,7 @@ static int schedutil_update(struct freq_domain *d, int cpu, uint64_t now, enum c
 	if (now - READ_ONCE(d->last_change_ns) < d->rate_limit_ns && d->nr_transitions)
 		return -1;
 	idle_seen[cpu] = READ_ONCE(cpufreq_idle_calls[cpu]);
-	for (int c = cpumask_first(&d->cpus); c >= 0 && c < sched_topo.nr_cpus; c++) {
-		if (!cpumask_test(&d->cpus, c))
-			continue;
+	for (int c = cpumask_first(&d->cpus); c >= 0; c = cpumask_next(&d->cpus, c)) {
 		/* Not looked at for longer than a look and a tick: idle tickless since, stale. */
 		if (c != cpu && now - READ_ONCE(stamp_of[c]) > stale_ns)
 			continue;

@@ -14,8 +14,8 @@
  * Concurrency: a domain's lock orders governor decisions and back-end
  * requests; d->cur is written under it and read locklessly (a word).
  * cpufreq_scale(cpu) is the per-CPU frequency scale (1024 = the domain's top
- * OPP), written by whoever changes the domain's OPP, read locklessly by the
- * CPU's PELT updates.
+ * OPP), kept in the CPU's rq (rq->freq_scale), written by whoever changes
+ * the domain's OPP, read locklessly by the CPU's PELT updates.
  */
 #ifndef KERNEL_CPUFREQ_H
 #define KERNEL_CPUFREQ_H
@@ -105,12 +105,9 @@ struct freq_domain {
 	uint32_t uv[CPUFREQ_MAX_OPPS];	/* 0: not given */
 	uint32_t latency_ns;		/* clock-latency-ns (the table's largest) */
 	int cur;			/* the OPP in effect */
-	int requested;			/* the last OPP asked of the back end */
 	const struct cpufreq_governor *gov;
 	uint32_t user_khz;		/* the userspace governor's setting */
 	uint64_t last_change_ns;	/* when cur last changed (the rate limit's start) */
-	uint64_t changed_since_idle;	/* schedutil's bookkeeping (governor-owned) */
-	uint64_t gov_data[4];		/* a governor's own state */
 	/* time_in_state: ns at each OPP up to opp_since_ns, plus the current stretch */
 	uint64_t opp_ns[CPUFREQ_MAX_OPPS];
 	uint64_t opp_since_ns;
@@ -158,7 +155,6 @@ void cpufreq_model_ready(const struct energy_model *m);
 int cpufreq_nr_domains(void);
 struct freq_domain *cpufreq_domain(int i);
 struct freq_domain *cpufreq_domain_of(int cpu);	/* NULL: no DVFS for @cpu */
-extern uint32_t cpufreq_scale_of[TOPO_MAX_CPUS];	/* per CPU, 1024 at the top OPP */
 extern bool cpufreq_enabled;	/* some domain of several OPPs has a governor that decides (the hooks run) */
 /* Per CPU, for governors: times it entered idle (written by the CPU itself, read by its domain's others). */
 extern uint64_t cpufreq_idle_calls[TOPO_MAX_CPUS];
@@ -173,9 +169,13 @@ static inline void cpufreq_note_idle(int cpu)
  * `@who: error: unknown cpufreq governor ...; using performance`. */
 void cpufreq_governor_from_arg(const char *arg, const char *who);
 
-static inline uint32_t cpufreq_scale(int cpu)
+/* @cpu's frequency scale now: its rq's freq_scale (CPUFREQ_SCALE at the top OPP, and without DVFS). */
+uint32_t cpufreq_scale(int cpu);
+
+/* OPP @opp's frequency over @d's top one, x CPUFREQ_SCALE: the speed work runs at there. */
+static inline uint32_t cpufreq_opp_scale(const struct freq_domain *d, int opp)
 {
-	return cpufreq_scale_of[cpu];
+	return (uint32_t)((uint64_t)d->khz[opp] * CPUFREQ_SCALE / d->khz[d->nr_opps - 1]);
 }
 
 /*
@@ -219,7 +219,7 @@ extern const struct cpufreq_governor cpufreq_gov_performance;
 void cpufreq_set_backend(const struct cpufreq_backend *b);
 const struct cpufreq_backend *cpufreq_backend(void);
 
-/* Time at each OPP of @d up to @now (a consistent copy, CPUFREQ_MAX_OPPS entries), and the integral kHz x ns. */
+/* Time at each OPP of @d up to @now (a consistent copy, CPUFREQ_MAX_OPPS entries; NULL: not wanted), and kHz x ns. */
 void cpufreq_residency(struct freq_domain *d, uint64_t now, uint64_t *opp_ns, uint64_t *khz_ns);
 /* @d's busy energy counters (power x ns: its CPUs' cores, its rail; 0 without a rail) and kHz x ns, up to @now. */
 void cpufreq_energy_counters(struct freq_domain *d, uint64_t now, uint64_t *core_pns, uint64_t *rail_pns,

@@ -9,7 +9,7 @@
 
 static int sim_freq_set(struct freq_domain *d, int opp)
 {
-	uint32_t scale = (uint32_t)((uint64_t)d->khz[opp] * CPUFREQ_SCALE / d->khz[d->nr_opps - 1]);
+	uint32_t scale = cpufreq_opp_scale(d, opp);
 	uint64_t at = sim_cur->now + d->latency_ns;
 
 	for (int cpu = cpumask_first(&d->cpus); cpu >= 0; cpu = cpumask_next(&d->cpus, cpu))
