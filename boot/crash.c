@@ -7,6 +7,9 @@
  *   crash kernel    the console faults with IRQs off: a kernel fault, panic
  *   crash hang      the console spins with IRQs off: the watchdog (run from a
  *                   busy CPU's tick) panics after 2 s
+ *   crash deadlock  the console takes a spinlock it holds (IRQs off): the
+ *                   same panic, which in debug kernels names the lock it
+ *                   spins for, its holder and where that took it
  *   crash timer <ms>  the console's CPU stops getting its timer interrupt for
  *                   <ms> (its PPI masked at the GIC; IRQs stay on): the
  *                   watchdog kicks it with an IPI that runs its due timers
@@ -32,6 +35,7 @@
 #include "arch/arm.h"
 #include "arch/barrier.h"
 #include "arch/cpu.h"
+#include "arch/spinlock.h"
 #include "boot/boot.h"
 #include "drivers/timer.h"
 #include "kernel/lib/cmdline.h"
@@ -320,6 +324,14 @@ static int cmd_crash(int argc, char **argv)
 		return run_victim(overflow_fn, "overflow");
 	if (argc == 2 && strcmp(argv[1], "kernel") == 0) {
 		kernel_fault();
+		return 1;
+	}
+	if (argc == 2 && strcmp(argv[1], "deadlock") == 0) {
+		static spinlock_t lock = SPINLOCK_INIT;
+
+		irq_save();
+		spin_lock(&lock);
+		spin_lock(&lock);	/* never served: our own ticket is ahead */
 		return 1;
 	}
 	if (argc == 2 && strcmp(argv[1], "hang") == 0) {

@@ -3,11 +3,16 @@
 #include "arch/cost.h"
 #include "arch/ipi.h"
 #include "arch/smp.h"
+#include "arch/spinlock.h"
 #include "arch/timer.h"
 #include "drivers/gic.h"
 #include "drivers/timer.h"
 #include "kernel/debug/inject.h"
 #include "kernel/time/timer.h"
+
+#ifdef CONFIG_SCHED_DEBUG
+spinlock_t *volatile spin_waiting_on[CONFIG_NR_CPUS];
+#endif
 
 void arch_timer_program(uint64_t deadline_ns)
 {

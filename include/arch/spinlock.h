@@ -45,10 +45,20 @@ typedef struct {
 		(l)->holder_pc = pc_;                                               \
 	} while (0)
 #define spin_note_free(l) ((l)->holder_cpu = -1)
+/*
+ * The lock each CPU is spinning for now, NULL when none (debug kernels,
+ * boot/sched_arch.c): a CPU stuck with IRQs off cannot be asked, and the
+ * watchdog's report says what it waits for and who holds that.
+ */
+extern spinlock_t *volatile spin_waiting_on[CONFIG_NR_CPUS];
+#define spin_note_wait(l) (spin_waiting_on[read_tpidrprw()] = (l))
+#define spin_note_wait_done() (spin_waiting_on[read_tpidrprw()] = 0)
 #else
 #define SPINLOCK_INIT { { 0 } }
 #define spin_note_holder(l) ((void)(l))
 #define spin_note_free(l) ((void)(l))
+#define spin_note_wait(l) ((void)(l))
+#define spin_note_wait_done() ((void)0)
 #endif
 #define SPIN_TICKET_SHIFT 16
 
@@ -67,9 +77,11 @@ static inline void spin_lock(spinlock_t *l)
 			 : "cc", "memory");
 	/* Our ticket is old's next half; it is served when owner reaches it. */
 	while ((uint16_t)(old >> SPIN_TICKET_SHIFT) != (uint16_t)old) {
+		spin_note_wait(l);
 		__asm__ volatile("wfe" ::: "memory");
 		old = (old & ~0xffffu) | l->owner;
 	}
+	spin_note_wait_done();
 	__asm__ volatile("dmb ish" ::: "memory");
 	spin_note_holder(l);
 }
@@ -131,6 +143,30 @@ static inline void spin_unlock(spinlock_t *l)
 	__atomic_store_n(&l->owner, (uint16_t)(l->owner + 1), __ATOMIC_RELEASE);
 }
 #endif
+
+/* The lock @cpu is spinning for now (debug kernels on ARM; NULL when none, or not recorded). */
+static inline const spinlock_t *spin_waiting(int cpu)
+{
+#if defined(CONFIG_SCHED_DEBUG) && defined(__arm__)
+	return spin_waiting_on[cpu];
+#else
+	(void)cpu;
+	return 0;
+#endif
+}
+
+/* Who holds @l and where it was taken (debug kernels on ARM; cpu -1: free or not recorded). */
+static inline int spin_holder(const spinlock_t *l, uintptr_t *pc)
+{
+#if defined(CONFIG_SCHED_DEBUG) && defined(__arm__)
+	*pc = l->holder_pc;
+	return l->holder_cpu;
+#else
+	(void)l;
+	*pc = 0;
+	return -1;
+#endif
+}
 
 static inline bool spin_is_locked(const spinlock_t *l)
 {

@@ -47,6 +47,30 @@ static void watchdog_kick_late_timer(int cpu, const struct timers_diag *td, uint
 	arch_send_reschedule(cpu);
 }
 
+/*
+ * ", spinning for <lock> held by cpuN (taken at pc) with K tickets ahead":
+ * the lock @cpu waits for (debug kernels on ARM record it), empty if none.
+ * A run queue's lock is named; others by address (kernel.map says whose).
+ */
+static void describe_spin(int cpu, char *out, size_t n)
+{
+	const spinlock_t *l = spin_waiting(cpu);
+	char name[24];
+	uintptr_t pc;
+	int holder;
+
+	out[0] = '\0';
+	if (!l)
+		return;
+	ksnprintf(name, sizeof(name), "the lock at 0x%x", (unsigned)(uintptr_t)l);
+	for (int i = 0; i < sched_nr_cpus(); i++)
+		if (l == &cpu_rq(i)->lock)
+			ksnprintf(name, sizeof(name), "rq%d's lock", i);
+	holder = spin_holder(l, &pc);
+	ksnprintf(out, n, ", spinning for %s held by cpu%d (taken at 0x%x), %u tickets out", name, holder,
+		  (unsigned)pc, (unsigned)(uint16_t)(l->next - l->owner));
+}
+
 void watchdog_check(const struct rq *self, uint64_t now)
 {
 	for (int cpu = 0; cpu < sched_nr_cpus(); cpu++) {
@@ -54,7 +78,7 @@ void watchdog_check(const struct rq *self, uint64_t now)
 		uint64_t last = READ_ONCE(rq->last_tick_ns);
 		const struct task *curr = READ_ONCE(rq->curr);
 		struct timers_diag td;
-		char in_cb[128] = "", kicked[96] = "";
+		char in_cb[128] = "", kicked[96] = "", spin[128] = "";
 
 		if (rq == self || !sched_cpu_online_now(cpu))
 			continue;
@@ -78,12 +102,13 @@ void watchdog_check(const struct rq *self, uint64_t now)
 		if (READ_ONCE(rq->timer_kicked_for) == td.programmed && READ_ONCE(rq->timer_kick))
 			ksnprintf(kicked, sizeof(kicked), ", did not take the kick IPI sent at %llu ms",
 				  (unsigned long long)(READ_ONCE(rq->timer_kick_ns) / NSEC_PER_MSEC));
+		describe_spin(cpu, spin, sizeof(spin));
 		panic("watchdog: cpu%d made no scheduling progress for %llu ms (running %s, tick stalled since %llu ms; "
-		      "%u timers, next at %lld ms, hardware set for %lld ms, timer interrupt last handled at %llu ms%s%s)",
+		      "%u timers, next at %lld ms, hardware set for %lld ms, timer interrupt last handled at %llu ms%s%s%s)",
 		      cpu, (unsigned long long)((now - last) / NSEC_PER_MSEC), curr ? curr->name : "?",
 		      (unsigned long long)(last / NSEC_PER_MSEC), td.nr, timer_ms_or_never(td.next),
 		      timer_ms_or_never(td.programmed), (unsigned long long)(td.last_run_ns / NSEC_PER_MSEC), in_cb,
-		      kicked);
+		      kicked, spin);
 	}
 }
 

@@ -130,6 +130,21 @@ def test_smp_stress_with_parallel_vcpus():
 
 
 @exclusive
+def test_watchdog_names_the_lock_a_stuck_cpu_spins_for():
+    # The console takes a spinlock it already holds, IRQs off: the watchdog's
+    # panic (debug kernel) says what the stuck CPU spins for, who holds it and
+    # where that was taken; a CPU stuck with IRQs off cannot be asked itself.
+    r = boot("qemu-tc2", run="spawn 2 10000; sleep 50; crash deadlock", timeout=120, until="stopped the other CPUs",
+             mttcg=True, icount=False, debug=True)
+    m = re.search(r"^panic: cpu\d: watchdog: cpu0 made no scheduling progress for \d+ ms \(running console, .*, "
+                  r"spinning for the lock at 0x([0-9a-f]+) held by cpu0 \(taken at 0x([0-9a-f]+)\), 2 tickets out\)$",
+                  r.output, re.M)
+    assert m, r
+    # Taken in the crash command (the name of the function holding that pc, LTO's inlining aside).
+    assert symbolizer("qemu-tc2-debug")(int(m.group(2), 16)) == "cmd_crash", (m.group(0), r)
+
+
+@exclusive
 def test_watchdog_catches_a_cpu_stuck_with_irqs_off():
     # A busy CPU to check from (ticking CPUs watch the others). Parallel vCPUs,
     # not icount: QEMU's round-robin icount loop was seen to stop running the
