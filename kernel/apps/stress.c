@@ -130,12 +130,13 @@ static bool all_tokens_in(const struct worker *me)
 
 /*
  * A patient wait (@span long, to @deadline) has seen a token. Did a send
- * end (its wake_up() done) during the wait, with no sender's wake_up()
- * having made the task runnable in it, and the task made runnable
- * (activate() stamps wait_start_ns) only half a span or more after the
- * first such send, at its deadline? Then that wake_up() found the task
- * asleep and did not wake it: the wake-up was lost and the timer healed
- * it. The first send, not the latest: senders keep coming, and one that
+ * end (its wake_up() done) in the wait's first half, with no sender's
+ * wake_up() having made the task runnable in the wait, and the task made
+ * runnable (activate() stamps wait_start_ns) only half a span or more after
+ * that send, at its deadline? Then that wake_up() found the task asleep and
+ * did not wake it: the wake-up was lost and the timer healed it (a send
+ * that ends after the deadline found the task already woken by its timer,
+ * perhaps late on a stalled host, and rightly left it). The first send, not the latest: senders keep coming, and one that
  * ends just before the deadline says nothing of the earlier ones. Delays
  * that are not the scheduler's do not count: a send still under way when
  * the task woke has not ended (it is not stamped); a task a sender did
@@ -145,18 +146,30 @@ static bool all_tokens_in(const struct worker *me)
  * affinity change or the balancer (both stamp wait_start_ns again) was
  * delayed, not lost: the starvation detector judges that.
  */
+static long long since_us(uint64_t t, uint64_t from)
+{
+	return ((long long)t - (long long)from) / (long long)NSEC_PER_USEC;
+}
+
 static void check_late(struct worker *me, uint64_t deadline, uint64_t span)
 {
 	uint64_t now = arch_now_ns(), sent_at = __atomic_load_n(&me->first_sent_ns, __ATOMIC_ACQUIRE);
 	uint64_t made_runnable = READ_ONCE(me->task->wait_start_ns);
 	uint64_t woken_at = __atomic_load_n(&me->last_woken_ns, __ATOMIC_ACQUIRE);
 
-	if (now < deadline || !sent_at || made_runnable < sent_at + span / 2 || woken_at >= deadline - span)
+	if (now < deadline || !sent_at || sent_at + span / 2 > deadline || made_runnable < sent_at + span / 2 ||
+	    woken_at >= deadline - span)
 		return;
 	__atomic_fetch_add(&st.late_wakeups, 1, __ATOMIC_RELAXED);
 	kprintf("stress: LOST WAKE-UP: worker %d (task %u) slept %llu ms, made runnable %llu ms after a send to it "
 		"ended\n", (int)(me - st.w), (unsigned)me->task->tid, (unsigned long long)(span / NSEC_PER_MSEC),
 		(unsigned long long)((made_runnable - sent_at) / NSEC_PER_MSEC));
+	/* In us from the wait's start: what the history below (debug kernels) is read against. */
+	kprintf("stress:   wait from %llu us: first send ended %+lld, last woken %+lld, made runnable %+lld, now %+lld\n",
+		(unsigned long long)((deadline - span) / NSEC_PER_USEC), since_us(sent_at, deadline - span),
+		since_us(woken_at, deadline - span), since_us(made_runnable, deadline - span),
+		since_us(now, deadline - span));
+	sched_report_task("stress:   ", me->task);
 }
 
 static void consume(struct worker *me, uint64_t deadline, uint64_t span)
