@@ -136,15 +136,16 @@ static bool all_tokens_in(const struct worker *me)
  * that send, at its deadline? Then that wake_up() found the task asleep and
  * did not wake it: the wake-up was lost and the timer healed it (a send
  * that ends after the deadline found the task already woken by its timer,
- * perhaps late on a stalled host, and rightly left it). The first send, not the latest: senders keep coming, and one that
- * ends just before the deadline says nothing of the earlier ones. Delays
- * that are not the scheduler's do not count: a send still under way when
- * the task woke has not ended (it is not stamped); a task a sender did
- * wake (perhaps for an earlier token: a later sender then finds it
- * runnable, and its token rides along) but that then waited in a run queue
- * (at nice 19 beside nice -20 workers) and was re-queued late by an
- * affinity change or the balancer (both stamp wait_start_ns again) was
- * delayed, not lost: the starvation detector judges that.
+ * perhaps late on a stalled host, and rightly left it). The first send,
+ * not the latest: senders keep coming, and one that ends just before the
+ * deadline says nothing of the earlier ones. Delays that are not the
+ * scheduler's do not count: a send still under way when the task woke has
+ * not ended (it is not stamped); a task a sender did wake (perhaps for an
+ * earlier token: a later sender then finds it runnable, and its token
+ * rides along) but that then waited in a run queue (at nice 19 beside nice
+ * -20 workers) and was re-queued late by an affinity change or the
+ * balancer (both stamp wait_start_ns again) was delayed, not lost: the
+ * starvation detector judges that.
  */
 static long long since_us(uint64_t t, uint64_t from)
 {

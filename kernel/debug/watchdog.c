@@ -58,6 +58,7 @@ static void describe_spin(int cpu, char *out, size_t n)
 	char name[24];
 	uintptr_t pc;
 	int holder;
+	unsigned int waiters = 0;
 
 	out[0] = '\0';
 	if (!l)
@@ -67,8 +68,12 @@ static void describe_spin(int cpu, char *out, size_t n)
 		if (l == &cpu_rq(i)->lock)
 			ksnprintf(name, sizeof(name), "rq%d's lock", i);
 	holder = spin_holder(l, &pc);
-	ksnprintf(out, n, ", spinning for %s held by cpu%d (taken at 0x%x), %u tickets out", name, holder,
-		  (unsigned)pc, (unsigned)(uint16_t)(l->next - l->owner));
+	/* The others spinning for it: a served ticket whose CPU is among them has not been seen yet (its vCPU not run). */
+	for (int i = 0; i < sched_nr_cpus(); i++)
+		if (i != cpu && spin_waiting(i) == l)
+			waiters |= 1u << i;
+	ksnprintf(out, n, ", spinning for %s held by cpu%d (taken at 0x%x), %u tickets out, CPUs 0x%x spin for it too",
+		  name, holder, (unsigned)pc, (unsigned)(uint16_t)(l->next - l->owner), waiters);
 }
 
 void watchdog_check(const struct rq *self, uint64_t now)
@@ -78,7 +83,7 @@ void watchdog_check(const struct rq *self, uint64_t now)
 		uint64_t last = READ_ONCE(rq->last_tick_ns);
 		const struct task *curr = READ_ONCE(rq->curr);
 		struct timers_diag td;
-		char in_cb[128] = "", kicked[96] = "", spin[128] = "";
+		char in_cb[128] = "", kicked[96] = "", spin[160] = "";
 
 		if (rq == self || !sched_cpu_online_now(cpu))
 			continue;
