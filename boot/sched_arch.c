@@ -12,6 +12,7 @@
 
 #ifdef CONFIG_SCHED_DEBUG
 spinlock_t *volatile spin_waiting_on[CONFIG_NR_CPUS];
+volatile uint16_t spin_waiting_ticket[CONFIG_NR_CPUS];
 #endif
 
 void arch_timer_program(uint64_t deadline_ns)

@@ -51,13 +51,14 @@ typedef struct {
  * watchdog's report says what it waits for and who holds that.
  */
 extern spinlock_t *volatile spin_waiting_on[CONFIG_NR_CPUS];
-#define spin_note_wait(l) (spin_waiting_on[read_tpidrprw()] = (l))
+extern volatile uint16_t spin_waiting_ticket[CONFIG_NR_CPUS];
+#define spin_note_wait(l, t) (spin_waiting_ticket[read_tpidrprw()] = (t), spin_waiting_on[read_tpidrprw()] = (l))
 #define spin_note_wait_done() (spin_waiting_on[read_tpidrprw()] = 0)
 #else
 #define SPINLOCK_INIT { { 0 } }
 #define spin_note_holder(l) ((void)(l))
 #define spin_note_free(l) ((void)(l))
-#define spin_note_wait(l) ((void)(l))
+#define spin_note_wait(l, t) ((void)(l), (void)(t))
 #define spin_note_wait_done() ((void)0)
 #endif
 #define SPIN_TICKET_SHIFT 16
@@ -77,7 +78,7 @@ static inline void spin_lock(spinlock_t *l)
 			 : "cc", "memory");
 	/* Our ticket is old's next half; it is served when owner reaches it. */
 	while ((uint16_t)(old >> SPIN_TICKET_SHIFT) != (uint16_t)old) {
-		spin_note_wait(l);
+		spin_note_wait(l, (uint16_t)(old >> SPIN_TICKET_SHIFT));
 		__asm__ volatile("wfe" ::: "memory");
 		old = (old & ~0xffffu) | l->owner;
 	}
@@ -149,6 +150,17 @@ static inline const spinlock_t *spin_waiting(int cpu)
 {
 #if defined(CONFIG_SCHED_DEBUG) && defined(__arm__)
 	return spin_waiting_on[cpu];
+#else
+	(void)cpu;
+	return 0;
+#endif
+}
+
+/* The ticket @cpu spins with (valid while spin_waiting(@cpu) is not NULL). */
+static inline unsigned int spin_waiting_ticket_of(int cpu)
+{
+#if defined(CONFIG_SCHED_DEBUG) && defined(__arm__)
+	return spin_waiting_ticket[cpu];
 #else
 	(void)cpu;
 	return 0;

@@ -58,7 +58,7 @@ static void describe_spin(int cpu, char *out, size_t n)
 	char name[24];
 	uintptr_t pc;
 	int holder;
-	unsigned int waiters = 0;
+	size_t len;
 
 	out[0] = '\0';
 	if (!l)
@@ -68,12 +68,16 @@ static void describe_spin(int cpu, char *out, size_t n)
 		if (l == &cpu_rq(i)->lock)
 			ksnprintf(name, sizeof(name), "rq%d's lock", i);
 	holder = spin_holder(l, &pc);
-	/* The others spinning for it: a served ticket whose CPU is among them has not been seen yet (its vCPU not run). */
-	for (int i = 0; i < sched_nr_cpus(); i++)
-		if (i != cpu && spin_waiting(i) == l)
-			waiters |= 1u << i;
-	ksnprintf(out, n, ", spinning for %s held by cpu%d (taken at 0x%x), %u tickets out, CPUs 0x%x spin for it too",
-		  name, holder, (unsigned)pc, (unsigned)(uint16_t)(l->next - l->owner), waiters);
+	/*
+	 * The CPUs spinning for it, with their tickets (the lock's owner
+	 * half is the ticket served now): a served ticket no CPU spins with
+	 * was taken by a context that is not spinning any more.
+	 */
+	len = ksnprintf(out, n, ", spinning for %s held by cpu%d (taken at 0x%x), serving ticket %u of %u; spinning:",
+			name, holder, (unsigned)pc, (unsigned)l->owner, (unsigned)(uint16_t)(l->next - 1));
+	for (int i = 0; i < sched_nr_cpus() && len < n; i++)
+		if (spin_waiting(i) == l)
+			len += ksnprintf(out + len, n - len, " cpu%d=%u", i, spin_waiting_ticket_of(i));
 }
 
 void watchdog_check(const struct rq *self, uint64_t now)
@@ -83,7 +87,7 @@ void watchdog_check(const struct rq *self, uint64_t now)
 		uint64_t last = READ_ONCE(rq->last_tick_ns);
 		const struct task *curr = READ_ONCE(rq->curr);
 		struct timers_diag td;
-		char in_cb[128] = "", kicked[96] = "", spin[160] = "";
+		char in_cb[128] = "", kicked[96] = "", spin[200] = "";
 
 		if (rq == self || !sched_cpu_online_now(cpu))
 			continue;

@@ -137,10 +137,12 @@ def test_watchdog_names_the_lock_a_stuck_cpu_spins_for():
     r = boot("qemu-tc2", run="spawn 2 10000; sleep 50; crash deadlock", timeout=120, until="stopped the other CPUs",
              mttcg=True, icount=False, debug=True)
     m = re.search(r"^panic: cpu\d: watchdog: cpu0 made no scheduling progress for \d+ ms \(running console, .*, "
-                  r"spinning for the lock at 0x([0-9a-f]+) held by cpu0 \(taken at 0x([0-9a-f]+)\), 2 tickets out, "
-                  r"CPUs 0x0 spin for it too\)$",
+                  r"spinning for the lock at 0x([0-9a-f]+) held by cpu0 \(taken at 0x([0-9a-f]+)\), serving ticket "
+                  r"(\d+) of (\d+); spinning: cpu0=(\d+)\)$",
                   r.output, re.M)
     assert m, r
+    # Its own ticket is the last one taken, one past the one served (its first, held).
+    assert int(m.group(5)) == int(m.group(4)) == int(m.group(3)) + 1, m.group(0)
     # Taken in the crash command (the name of the function holding that pc, LTO's inlining aside).
     assert symbolizer("qemu-tc2-debug")(int(m.group(2), 16)) == "cmd_crash", (m.group(0), r)
 
