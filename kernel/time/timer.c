@@ -13,7 +13,19 @@ struct timer_base {
 	spinlock_t lock;
 	unsigned int nr;
 	bool running;		/* timers_run() is calling back: it programs at the end */
+	/*
+	 * Set by this CPU's timer_arm() of a pending timer and timer_cancel():
+	 * since timers_run() last cleared it, the earliest timer may have
+	 * become a later one. Written and read by this CPU only (timers_run()).
+	 */
+	bool touched;
 	uint64_t programmed;
+	/*
+	 * Around a callback of timers_run(): the earliest expiry in the heap
+	 * unless `touched` (timer_arm() of a new timer lowers it). Written by
+	 * this CPU only, read by timers_run() without the lock.
+	 */
+	uint64_t run_next;
 	uint64_t last_run_ns;	/* when timers_run() last started (the watchdog's progress) */
 	timer_fn current_fn;	/* the callback being run, if any (diagnostics) */
 	unsigned int callbacks_run;	/* by the timers_run() in progress or last (diagnostics) */
@@ -143,12 +155,16 @@ void timer_arm(struct timer *t, uint64_t expires)
 			sift_down(b, (unsigned int)t->heap_index);
 		else
 			sift_up(b, (unsigned int)t->heap_index);
+		b->touched = true;
 	} else {
 		KASSERT(b->nr < TIMERS_PER_CPU);
 		t->expires = expires;
 		t->cpu = cpu;
 		place(b, b->nr++, t);
 		sift_up(b, b->nr - 1);
+		/* A new timer can only bring the earliest forward (the tick's re-arm, from its callback). */
+		if (expires < b->run_next)
+			b->run_next = expires;
 	}
 	reprogram(b);
 	spin_unlock_irqrestore(&b->lock, flags);
@@ -170,8 +186,10 @@ bool timer_cancel(struct timer *t)
 	if (t->cpu == cpu) {
 		heap_remove(b, t);
 		was = true;
-		if (cpu == arch_cpu_id())
+		if (cpu == arch_cpu_id()) {
+			b->touched = true;
 			reprogram(b);
+		}
 	}
 	spin_unlock_irqrestore(&b->lock, flags);
 	return was;
@@ -217,6 +235,28 @@ void timers_diag(int cpu, struct timers_diag *d)
 	d->callbacks_run = READ_ONCE(b->callbacks_run);
 }
 
+/* The end of timers_run(): out of the callbacks, the hardware set for the earliest timer. */
+static void timers_run_done(struct timer_base *b, uint64_t next)
+{
+	b->current_fn = 0;
+	b->running = false;
+	b->programmed = next;
+	arch_timer_program(next);
+}
+
+/*
+ * Callbacks run without the lock and may arm or cancel timers. Most only
+ * wake a task or arm a new timer (the tick re-arms itself), and then the
+ * lock need not be taken again after the last callback: the earliest timer
+ * left is run_next, kept by timer_arm(). That holds because only this CPU
+ * adds to its heap (timer_arm() is local) and its own moves and cancels set
+ * `touched`; another CPU can only cancel, which at worst leaves the
+ * hardware set for a removed timer, an early interrupt that finds nothing
+ * due (as any remote cancel of the earliest timer does). The fields
+ * written after the callback (running, current_fn, callbacks_run,
+ * programmed) are this CPU's alone: others read them only for diagnostics,
+ * and this CPU takes the lock with IRQs masked.
+ */
 void timers_run(uint64_t now)
 {
 	struct timer_base *b = &bases[arch_cpu_id()];
@@ -238,10 +278,21 @@ void timers_run(uint64_t now)
 			break;
 		}
 		heap_remove(b, t);
+		b->run_next = b->nr ? b->heap[0]->expires : TIMER_NEVER;
+		b->touched = false;
 		b->current_fn = t->fn;
 		spin_unlock_irqrestore(&b->lock, flags);
 		inject_delay(INJECT_TIMER);
 		t->fn(t);
+		if (b->run_next > now && !b->touched) {
+			/* Nothing more is due and run_next is the earliest: see above. */
+			KASSERT_DEBUG(b->running && b->resume_ns == 0);
+			b->callbacks_run++;
+			flags = arch_irq_save();
+			timers_run_done(b, b->run_next);
+			arch_irq_restore(flags);
+			return;
+		}
 		flags = spin_lock_irqsave(&b->lock);
 		b->callbacks_run++;
 	}

@@ -177,3 +177,99 @@ KT_CASE(heap_keeps_expiry_order_through_rearms_and_cancels)
 			timer_cancel(&heap_tm[i]);
 	KT_ASSERT_EQ(timers_nr_pending(0), 0u);
 }
+
+/*
+ * timers_run() programs the hardware after its last callback without
+ * locking again when the callback left the earliest timer known: what it
+ * arms or moves or cancels there must still end in the right deadline.
+ */
+static uint64_t cb_arm_at, cb_arm_next;
+static struct timer *cb_other;
+
+static void rearm_fn(struct timer *t)
+{
+	order[nr_run++] = (int)(t - tm);
+	timer_arm(t, cb_arm_at);
+	cb_arm_at = cb_arm_next;	/* once due again at most */
+}
+
+static void move_other_fn(struct timer *t)
+{
+	order[nr_run++] = (int)(t - tm);
+	timer_arm(cb_other, cb_arm_at);
+}
+
+static void cancel_other_fn(struct timer *t)
+{
+	order[nr_run++] = (int)(t - tm);
+	timer_cancel(cb_other);
+}
+
+KT_CASE(callbacks_that_arm_move_or_cancel_leave_the_right_deadline)
+{
+	struct timers_diag td;
+
+	/* Re-armed later than the next timer: that one is programmed. */
+	setup();
+	timer_setup(&tm[0], rearm_fn, NULL);
+	timer_arm(&tm[0], T0 + 10);
+	timer_arm(&tm[1], T0 + 50);
+	cb_arm_at = cb_arm_next = T0 + 90;
+	host_fake_now = T0 + 20;
+	timers_run(host_fake_now);
+	timers_diag(0, &td);
+	KT_ASSERT(nr_run == 1 && !td.running && td.callbacks_run == 1);
+	KT_ASSERT_EQ(td.programmed, T0 + 50);
+	/* Re-armed earlier than the next timer, not yet due: the re-armed one is programmed. */
+	setup();
+	timer_setup(&tm[0], rearm_fn, NULL);
+	timer_arm(&tm[0], T0 + 10);
+	timer_arm(&tm[1], T0 + 50);
+	cb_arm_at = cb_arm_next = T0 + 30;
+	timers_run(host_fake_now = T0 + 20);
+	timers_diag(0, &td);
+	KT_ASSERT_EQ(td.programmed, T0 + 30);
+	/* Re-armed already due: it runs again in the same call, then waits for its new expiry. */
+	setup();
+	timer_setup(&tm[0], rearm_fn, NULL);
+	timer_arm(&tm[0], T0 + 10);
+	timer_arm(&tm[1], T0 + 50);
+	cb_arm_at = T0 + 15;
+	cb_arm_next = T0 + 40;
+	timers_run(host_fake_now = T0 + 20);
+	timers_diag(0, &td);
+	KT_ASSERT(nr_run == 2 && order[0] == 0 && order[1] == 0 && td.callbacks_run == 2);
+	KT_ASSERT_EQ(td.programmed, T0 + 40);
+	/* The next timer moved later by the callback: the new earliest is programmed. */
+	setup();
+	timer_setup(&tm[0], move_other_fn, NULL);
+	timer_arm(&tm[0], T0 + 10);
+	timer_arm(&tm[1], T0 + 50);
+	timer_arm(&tm[2], T0 + 70);
+	cb_other = &tm[1];
+	cb_arm_at = T0 + 100;
+	host_fake_now = T0 + 20;
+	timers_run(host_fake_now);
+	timers_diag(0, &td);
+	KT_ASSERT_EQ(td.programmed, T0 + 70);
+	/* The next timer cancelled by the callback: the one after it is programmed. */
+	setup();
+	timer_setup(&tm[0], cancel_other_fn, NULL);
+	timer_arm(&tm[0], T0 + 10);
+	timer_arm(&tm[1], T0 + 50);
+	timer_arm(&tm[2], T0 + 70);
+	cb_other = &tm[1];
+	host_fake_now = T0 + 20;
+	timers_run(host_fake_now);
+	timers_diag(0, &td);
+	KT_ASSERT(!timer_pending(&tm[1]) && td.programmed == T0 + 70 && !td.running);
+	/* The last timer cancelled: nothing is programmed. */
+	setup();
+	timer_setup(&tm[0], cancel_other_fn, NULL);
+	timer_arm(&tm[0], T0 + 10);
+	timer_arm(&tm[1], T0 + 50);
+	host_fake_now = T0 + 20;
+	timers_run(host_fake_now);
+	timers_diag(0, &td);
+	KT_ASSERT_EQ(td.programmed, TIMER_NEVER);
+}
