@@ -189,12 +189,15 @@ SCHED_TESTABLE uint64_t tick_slot_after(const struct rq *rq, uint64_t after, uin
 	return next;
 }
 
+static void sched_tick_at(uint64_t now);
+
 static void tick_fn(struct timer *t)
 {
 	struct rq *rq = t->arg;
 
-	sched_tick();
+	sched_tick_at(timers_cb_now());	/* the interrupt's clock: the tick's time */
 	if (!rq->tick_stopped) {
+		/* Where the tick ended (it may have waited for the rq lock). */
 		uint64_t now = arch_now_ns(), next = t->expires + tick_period_ns();
 
 		if (next <= now) {
@@ -238,10 +241,10 @@ SCHED_TESTABLE uint64_t tick_stop_idle(struct rq *rq)
 	return timers_next_expiry(rq->cpu);
 }
 
-void sched_tick(void)
+/* The tick's scheduler work at @now, this CPU's current time. */
+static void sched_tick_at(uint64_t now)
 {
 	struct rq *rq = this_rq();
-	uint64_t now = arch_now_ns();
 	struct starve_hit starved = { 0 };
 	bool starving;
 
@@ -266,6 +269,11 @@ void sched_tick(void)
 	rq_unlock(rq);
 	balance_tick(rq, now);
 	debug_tick_unlocked(rq, starving, &starved);
+}
+
+void sched_tick(void)
+{
+	sched_tick_at(arch_now_ns());
 }
 
 /* ---------------------------------------------------------------- core */

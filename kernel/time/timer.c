@@ -26,6 +26,7 @@ struct timer_base {
 	 * this CPU only, read by timers_run() without the lock.
 	 */
 	uint64_t run_next;
+	uint64_t cb_now;	/* when the callback in progress began (timers_cb_now()); this CPU's */
 	uint64_t last_run_ns;	/* when timers_run() last started (the watchdog's progress) */
 	timer_fn current_fn;	/* the callback being run, if any (diagnostics) */
 	unsigned int callbacks_run;	/* by the timers_run() in progress or last (diagnostics) */
@@ -220,6 +221,14 @@ bool timers_in_callbacks(int cpu)
 	return READ_ONCE(bases[cpu].running);
 }
 
+uint64_t timers_cb_now(void)
+{
+	const struct timer_base *b = &bases[arch_cpu_id()];
+
+	KASSERT_DEBUG(b->running);
+	return b->cb_now;
+}
+
 void timers_diag(int cpu, struct timers_diag *d)
 {
 	const struct timer_base *b = &bases[cpu];
@@ -271,11 +280,17 @@ void timers_run(uint64_t now)
 		struct timer *t = b->heap[0];
 		uint64_t spent;
 
-		if (b->callbacks_run && (spent = arch_now_ns() - now) >= TIMERS_RUN_BUDGET_NS) {
-			/* A backlog: the rest after a gap, in which this CPU schedules (see timer.h). */
-			b->resume_ns = now + spent + (spent < TIMERS_BACKLOG_GAP_MAX_NS ? spent : TIMERS_BACKLOG_GAP_MAX_NS);
-			b->backlog_breaks++;
-			break;
+		b->cb_now = now;
+		if (b->callbacks_run) {
+			spent = arch_now_ns() - now;
+			if (spent >= TIMERS_RUN_BUDGET_NS) {
+				/* A backlog: the rest after a gap, in which this CPU schedules (see timer.h). */
+				b->resume_ns = now + spent +
+					       (spent < TIMERS_BACKLOG_GAP_MAX_NS ? spent : TIMERS_BACKLOG_GAP_MAX_NS);
+				b->backlog_breaks++;
+				break;
+			}
+			b->cb_now = now + spent;
 		}
 		heap_remove(b, t);
 		b->run_next = b->nr ? b->heap[0]->expires : TIMER_NEVER;

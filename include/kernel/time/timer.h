@@ -63,6 +63,12 @@ static inline long long timer_ms_or_never(uint64_t t)
 /* Is @cpu inside timers_run()'s callbacks? (A callback must not schedule.) */
 bool timers_in_callbacks(int cpu);
 /*
+ * From a callback: the time its run began, the clock the interrupt read
+ * (timers_run()'s @now) for the first callback, a later reading for the
+ * others; the callback's clock without another read.
+ */
+uint64_t timers_cb_now(void);
+/*
  * Run expired timers of the calling CPU, then reprogram the hardware. One
  * call runs callbacks for at most TIMERS_RUN_BUDGET_NS (and at least one):
  * a backlog (a vCPU the host did not run, callbacks whose wake-ups wait on
