@@ -194,19 +194,22 @@ static void sched_tick_at(uint64_t now);
 static void tick_fn(struct timer *t)
 {
 	struct rq *rq = t->arg;
+	uint64_t now, slot;
 
 	sched_tick_at(timers_cb_now());	/* the interrupt's clock: the tick's time */
-	if (!rq->tick_stopped) {
-		/* Where the tick ended (it may have waited for the rq lock). */
-		uint64_t now = arch_now_ns(), next = t->expires + tick_period_ns();
+	if (rq->tick_stopped) {
+		timer_cancel(t);
+		return;
+	}
+	/* The timer is periodic: already at the next slot. Where the tick ended (it may have waited for a lock): */
+	now = arch_now_ns();
+	if (t->expires <= now) {
+		uint64_t late;
 
-		if (next <= now) {
-			uint64_t late = now - t->expires;
-
-			next = tick_slot_after(rq, now + (late < TICK_HOLD_MAX_NS ? late : TICK_HOLD_MAX_NS), t->expires);
-			rq->tick_overruns++;
-		}
-		timer_arm(t, next);
+		slot = t->expires - tick_period_ns();	/* this tick's */
+		late = now - slot;
+		timer_arm(t, tick_slot_after(rq, now + (late < TICK_HOLD_MAX_NS ? late : TICK_HOLD_MAX_NS), slot));
+		rq->tick_overruns++;
 	}
 }
 
@@ -1026,6 +1029,7 @@ void sched_init(int cpus)
 			if (sched_class_order[i]->init_rq)
 				sched_class_order[i]->init_rq(rq);
 		timer_setup(&tick_timers[cpu], tick_fn, rq);
+		timer_set_period(&tick_timers[cpu], tick_period_ns());
 	}
 	task_stacks_guard();
 }

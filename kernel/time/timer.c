@@ -138,6 +138,13 @@ void timer_setup(struct timer *t, timer_fn fn, void *arg)
 	t->cpu = -1;
 	t->heap_index = -1;
 	t->expires = TIMER_NEVER;
+	t->period = 0;
+}
+
+void timer_set_period(struct timer *t, uint64_t period_ns)
+{
+	KASSERT(period_ns > 0 && t->cpu == -1);
+	t->period = period_ns;
 }
 
 void timer_arm(struct timer *t, uint64_t expires)
@@ -292,7 +299,13 @@ void timers_run(uint64_t now)
 			}
 			b->cb_now = now + spent;
 		}
-		heap_remove(b, t);
+		if (t->period) {
+			/* Periodic: one period on, a move down from the root (a remove and an insert otherwise). */
+			t->expires += t->period;
+			sift_down(b, 0);
+		} else {
+			heap_remove(b, t);
+		}
 		b->run_next = b->nr ? b->heap[0]->expires : TIMER_NEVER;
 		b->touched = false;
 		b->current_fn = t->fn;

@@ -273,3 +273,48 @@ KT_CASE(callbacks_that_arm_move_or_cancel_leave_the_right_deadline)
 	timers_diag(0, &td);
 	KT_ASSERT_EQ(td.programmed, TIMER_NEVER);
 }
+
+/* A periodic timer is one period on before its callback runs; the callback may still move or cancel it. */
+static uint64_t periodic_want;	/* the expiry its callback must see */
+static bool periodic_pending;
+
+static void periodic_fn(struct timer *t)
+{
+	order[nr_run++] = (int)(t - tm);
+	periodic_pending = timer_pending(t) && t->expires == periodic_want;
+	if (cb_arm_at)
+		timer_arm(t, cb_arm_at);	/* held back, as a late tick is */
+	else if (cb_other)
+		timer_cancel(t);
+}
+
+KT_CASE(a_periodic_timer_moves_on_before_its_callback)
+{
+	struct timers_diag td;
+
+	setup();
+	cb_arm_at = 0;
+	cb_other = NULL;
+	timer_setup(&tm[0], periodic_fn, NULL);
+	timer_set_period(&tm[0], 100);
+	timer_arm(&tm[0], T0 + 10);
+	timer_arm(&tm[1], T0 + 150);
+	periodic_want = T0 + 110;
+	timers_run(host_fake_now = T0 + 20);
+	timers_diag(0, &td);
+	KT_ASSERT(nr_run == 1 && periodic_pending && td.programmed == T0 + 110 && timers_nr_pending(0) == 2);
+	/* Due again at T0 + 110: its callback moves it to T0 + 1000; the one-shot at T0 + 150 runs after it. */
+	periodic_want = T0 + 210;
+	cb_arm_at = T0 + 1000;
+	timers_run(host_fake_now = T0 + 215);
+	timers_diag(0, &td);
+	KT_ASSERT(nr_run == 3 && periodic_pending && order[1] == 0 && order[2] == 1);
+	KT_ASSERT(tm[0].expires == T0 + 1000 && td.programmed == T0 + 1000);
+	/* Cancelled by its callback: nothing left, nothing programmed. */
+	periodic_want = T0 + 1100;
+	cb_arm_at = 0;
+	cb_other = &tm[0];
+	timers_run(host_fake_now = T0 + 1000);
+	timers_diag(0, &td);
+	KT_ASSERT(nr_run == 4 && periodic_pending && !timer_pending(&tm[0]) && td.programmed == TIMER_NEVER);
+}
