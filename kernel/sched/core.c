@@ -139,9 +139,10 @@ static void enqueue_on(struct task *p, int target, int flags);
 /* ---------------------------------------------------------------- tick */
 
 /*
- * The tick timer's callback: the scheduler's work, then the timer moves one
- * period on. It runs inside timers_run(), which programs the hardware once
- * for all callbacks, so the re-arm is only a heap move.
+ * The tick timer's callback: the scheduler's work at the interrupt's clock.
+ * The timer is periodic (timer_set_period()): timers_run() has already
+ * moved it one period on, under the lock it holds anyway, and programs the
+ * hardware once for all callbacks.
  *
  * A tick that ends past its next slot (it waited for a lock, its vCPU was
  * descheduled, the interrupt's other work outlasted a period) has overrun.
