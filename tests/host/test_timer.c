@@ -205,73 +205,56 @@ static void cancel_other_fn(struct timer *t)
 	timer_cancel(cb_other);
 }
 
+/* tm[0] calls @fn at T0 + 10, one-shots follow at T0 + 50 and (@nr 3) T0 + 70. */
+static void arm_first_with(timer_fn fn, int nr)
+{
+	setup();
+	timer_setup(&tm[0], fn, NULL);
+	timer_arm(&tm[0], T0 + 10);
+	for (int i = 1; i < nr; i++)
+		timer_arm(&tm[i], T0 + 30 + 20 * (uint64_t)i);
+}
+
+/* timers_run() at @now; the deadline it left programmed (0, never one, if it still says running). */
+static uint64_t run_at(uint64_t now, struct timers_diag *td)
+{
+	timers_run(host_fake_now = now);
+	timers_diag(0, td);
+	return td->running ? 0 : td->programmed;
+}
+
 KT_CASE(callbacks_that_arm_move_or_cancel_leave_the_right_deadline)
 {
 	struct timers_diag td;
 
 	/* Re-armed later than the next timer: that one is programmed. */
-	setup();
-	timer_setup(&tm[0], rearm_fn, NULL);
-	timer_arm(&tm[0], T0 + 10);
-	timer_arm(&tm[1], T0 + 50);
+	arm_first_with(rearm_fn, 2);
 	cb_arm_at = cb_arm_next = T0 + 90;
-	host_fake_now = T0 + 20;
-	timers_run(host_fake_now);
-	timers_diag(0, &td);
-	KT_ASSERT(nr_run == 1 && !td.running && td.callbacks_run == 1);
-	KT_ASSERT_EQ(td.programmed, T0 + 50);
+	KT_ASSERT_EQ(run_at(T0 + 20, &td), T0 + 50);
+	KT_ASSERT(nr_run == 1 && td.callbacks_run == 1);
 	/* Re-armed earlier than the next timer, not yet due: the re-armed one is programmed. */
-	setup();
-	timer_setup(&tm[0], rearm_fn, NULL);
-	timer_arm(&tm[0], T0 + 10);
-	timer_arm(&tm[1], T0 + 50);
+	arm_first_with(rearm_fn, 2);
 	cb_arm_at = cb_arm_next = T0 + 30;
-	timers_run(host_fake_now = T0 + 20);
-	timers_diag(0, &td);
-	KT_ASSERT_EQ(td.programmed, T0 + 30);
+	KT_ASSERT_EQ(run_at(T0 + 20, &td), T0 + 30);
 	/* Re-armed already due: it runs again in the same call, then waits for its new expiry. */
-	setup();
-	timer_setup(&tm[0], rearm_fn, NULL);
-	timer_arm(&tm[0], T0 + 10);
-	timer_arm(&tm[1], T0 + 50);
+	arm_first_with(rearm_fn, 2);
 	cb_arm_at = T0 + 15;
 	cb_arm_next = T0 + 40;
-	timers_run(host_fake_now = T0 + 20);
-	timers_diag(0, &td);
+	KT_ASSERT_EQ(run_at(T0 + 20, &td), T0 + 40);
 	KT_ASSERT(nr_run == 2 && order[0] == 0 && order[1] == 0 && td.callbacks_run == 2);
-	KT_ASSERT_EQ(td.programmed, T0 + 40);
 	/* The next timer moved later by the callback: the new earliest is programmed. */
-	setup();
-	timer_setup(&tm[0], move_other_fn, NULL);
-	timer_arm(&tm[0], T0 + 10);
-	timer_arm(&tm[1], T0 + 50);
-	timer_arm(&tm[2], T0 + 70);
+	arm_first_with(move_other_fn, 3);
 	cb_other = &tm[1];
 	cb_arm_at = T0 + 100;
-	host_fake_now = T0 + 20;
-	timers_run(host_fake_now);
-	timers_diag(0, &td);
-	KT_ASSERT_EQ(td.programmed, T0 + 70);
+	KT_ASSERT_EQ(run_at(T0 + 20, &td), T0 + 70);
 	/* The next timer cancelled by the callback: the one after it is programmed. */
-	setup();
-	timer_setup(&tm[0], cancel_other_fn, NULL);
-	timer_arm(&tm[0], T0 + 10);
-	timer_arm(&tm[1], T0 + 50);
-	timer_arm(&tm[2], T0 + 70);
+	arm_first_with(cancel_other_fn, 3);
 	cb_other = &tm[1];
-	host_fake_now = T0 + 20;
-	timers_run(host_fake_now);
-	timers_diag(0, &td);
-	KT_ASSERT(!timer_pending(&tm[1]) && td.programmed == T0 + 70 && !td.running);
+	KT_ASSERT_EQ(run_at(T0 + 20, &td), T0 + 70);
+	KT_ASSERT(!timer_pending(&tm[1]));
 	/* The last timer cancelled: nothing is programmed. */
-	setup();
-	timer_setup(&tm[0], cancel_other_fn, NULL);
-	timer_arm(&tm[0], T0 + 10);
-	timer_arm(&tm[1], T0 + 50);
-	host_fake_now = T0 + 20;
-	timers_run(host_fake_now);
-	timers_diag(0, &td);
-	KT_ASSERT_EQ(td.programmed, TIMER_NEVER);
+	arm_first_with(cancel_other_fn, 2);
+	KT_ASSERT_EQ(run_at(T0 + 20, &td), TIMER_NEVER);
 }
 
 /* A periodic timer is one period on before its callback runs; the callback may still move or cancel it. */
@@ -300,21 +283,17 @@ KT_CASE(a_periodic_timer_moves_on_before_its_callback)
 	timer_arm(&tm[0], T0 + 10);
 	timer_arm(&tm[1], T0 + 150);
 	periodic_want = T0 + 110;
-	timers_run(host_fake_now = T0 + 20);
-	timers_diag(0, &td);
-	KT_ASSERT(nr_run == 1 && periodic_pending && td.programmed == T0 + 110 && timers_nr_pending(0) == 2);
+	KT_ASSERT_EQ(run_at(T0 + 20, &td), T0 + 110);
+	KT_ASSERT(nr_run == 1 && periodic_pending && timers_nr_pending(0) == 2);
 	/* Due again at T0 + 110: its callback moves it to T0 + 1000; the one-shot at T0 + 150 runs after it. */
 	periodic_want = T0 + 210;
 	cb_arm_at = T0 + 1000;
-	timers_run(host_fake_now = T0 + 215);
-	timers_diag(0, &td);
-	KT_ASSERT(nr_run == 3 && periodic_pending && order[1] == 0 && order[2] == 1);
-	KT_ASSERT(tm[0].expires == T0 + 1000 && td.programmed == T0 + 1000);
+	KT_ASSERT_EQ(run_at(T0 + 215, &td), T0 + 1000);
+	KT_ASSERT(nr_run == 3 && periodic_pending && order[1] == 0 && order[2] == 1 && tm[0].expires == T0 + 1000);
 	/* Cancelled by its callback: nothing left, nothing programmed. */
 	periodic_want = T0 + 1100;
 	cb_arm_at = 0;
 	cb_other = &tm[0];
-	timers_run(host_fake_now = T0 + 1000);
-	timers_diag(0, &td);
-	KT_ASSERT(nr_run == 4 && periodic_pending && !timer_pending(&tm[0]) && td.programmed == TIMER_NEVER);
+	KT_ASSERT_EQ(run_at(T0 + 1000, &td), TIMER_NEVER);
+	KT_ASSERT(nr_run == 4 && periodic_pending && !timer_pending(&tm[0]));
 }
