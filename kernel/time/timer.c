@@ -285,11 +285,11 @@ void timers_run(uint64_t now)
 	b->resume_ns = 0;
 	while (b->nr && b->heap[0]->expires <= now) {
 		struct timer *t = b->heap[0];
-		uint64_t spent;
 
 		b->cb_now = now;
 		if (b->callbacks_run) {
-			spent = arch_now_ns() - now;
+			uint64_t spent = arch_now_ns() - now;
+
 			if (spent >= TIMERS_RUN_BUDGET_NS) {
 				/* A backlog: the rest after a gap, in which this CPU schedules (see timer.h). */
 				b->resume_ns = now + spent +
