@@ -195,7 +195,7 @@ static void sched_tick_at(uint64_t now);
 static void tick_fn(struct timer *t)
 {
 	struct rq *rq = t->arg;
-	uint64_t now, slot;
+	uint64_t now;
 
 	sched_tick_at(timers_cb_now());	/* the interrupt's clock: the tick's time */
 	if (rq->tick_stopped) {
@@ -205,10 +205,8 @@ static void tick_fn(struct timer *t)
 	/* The timer is periodic: already at the next slot. Where the tick ended (it may have waited for a lock): */
 	now = arch_now_ns();
 	if (t->expires <= now) {
-		uint64_t late;
+		uint64_t slot = t->expires - tick_period_ns(), late = now - slot;	/* this tick's slot */
 
-		slot = t->expires - tick_period_ns();	/* this tick's */
-		late = now - slot;
 		timer_arm(t, tick_slot_after(rq, now + (late < TICK_HOLD_MAX_NS ? late : TICK_HOLD_MAX_NS), slot));
 		rq->tick_overruns++;
 	}
