@@ -139,9 +139,10 @@ static void enqueue_on(struct task *p, int target, int flags);
 /* ---------------------------------------------------------------- tick */
 
 /*
- * The tick timer's callback: the scheduler's work, then the timer moves one
- * period on. It runs inside timers_run(), which programs the hardware once
- * for all callbacks, so the re-arm is only a heap move.
+ * The tick timer's callback: the scheduler's work at the interrupt's clock.
+ * The timer is periodic (timer_set_period()): timers_run() has already
+ * moved it one period on, under the lock it holds anyway, and programs the
+ * hardware once for all callbacks.
  *
  * A tick that ends past its next slot (it waited for a lock, its vCPU was
  * descheduled, the interrupt's other work outlasted a period) has overrun.
@@ -189,21 +190,25 @@ SCHED_TESTABLE uint64_t tick_slot_after(const struct rq *rq, uint64_t after, uin
 	return next;
 }
 
+static void sched_tick_at(uint64_t now);
+
 static void tick_fn(struct timer *t)
 {
 	struct rq *rq = t->arg;
+	uint64_t now;
 
-	sched_tick();
-	if (!rq->tick_stopped) {
-		uint64_t now = arch_now_ns(), next = t->expires + tick_period_ns();
+	sched_tick_at(timers_cb_now());	/* the interrupt's clock: the tick's time */
+	if (rq->tick_stopped) {
+		timer_cancel(t);
+		return;
+	}
+	/* The timer is periodic: already at the next slot. Where the tick ended (it may have waited for a lock): */
+	now = arch_now_ns();
+	if (t->expires <= now) {
+		uint64_t slot = t->expires - tick_period_ns(), late = now - slot;	/* this tick's slot */
 
-		if (next <= now) {
-			uint64_t late = now - t->expires;
-
-			next = tick_slot_after(rq, now + (late < TICK_HOLD_MAX_NS ? late : TICK_HOLD_MAX_NS), t->expires);
-			rq->tick_overruns++;
-		}
-		timer_arm(t, next);
+		timer_arm(t, tick_slot_after(rq, now + (late < TICK_HOLD_MAX_NS ? late : TICK_HOLD_MAX_NS), slot));
+		rq->tick_overruns++;
 	}
 }
 
@@ -238,10 +243,10 @@ SCHED_TESTABLE uint64_t tick_stop_idle(struct rq *rq)
 	return timers_next_expiry(rq->cpu);
 }
 
-void sched_tick(void)
+/* The tick's scheduler work at @now, this CPU's current time. */
+static void sched_tick_at(uint64_t now)
 {
 	struct rq *rq = this_rq();
-	uint64_t now = arch_now_ns();
 	struct starve_hit starved = { 0 };
 	bool starving;
 
@@ -266,6 +271,11 @@ void sched_tick(void)
 	rq_unlock(rq);
 	balance_tick(rq, now);
 	debug_tick_unlocked(rq, starving, &starved);
+}
+
+void sched_tick(void)
+{
+	sched_tick_at(arch_now_ns());
 }
 
 /* ---------------------------------------------------------------- core */
@@ -1018,6 +1028,7 @@ void sched_init(int cpus)
 			if (sched_class_order[i]->init_rq)
 				sched_class_order[i]->init_rq(rq);
 		timer_setup(&tick_timers[cpu], tick_fn, rq);
+		timer_set_period(&tick_timers[cpu], tick_period_ns());
 	}
 	task_stacks_guard();
 }

@@ -13,7 +13,20 @@ struct timer_base {
 	spinlock_t lock;
 	unsigned int nr;
 	bool running;		/* timers_run() is calling back: it programs at the end */
+	/*
+	 * Set by this CPU's timer_arm() of a pending timer and timer_cancel():
+	 * since timers_run() last cleared it, the earliest timer may have
+	 * become a later one. Written and read by this CPU only (timers_run()).
+	 */
+	bool touched;
 	uint64_t programmed;
+	/*
+	 * Around a callback of timers_run(): the earliest expiry in the heap
+	 * unless `touched` (timer_arm() of a new timer lowers it). Written by
+	 * this CPU only, read by timers_run() without the lock.
+	 */
+	uint64_t run_next;
+	uint64_t cb_now;	/* when the callback in progress began (timers_cb_now()); this CPU's */
 	uint64_t last_run_ns;	/* when timers_run() last started (the watchdog's progress) */
 	timer_fn current_fn;	/* the callback being run, if any (diagnostics) */
 	unsigned int callbacks_run;	/* by the timers_run() in progress or last (diagnostics) */
@@ -125,6 +138,13 @@ void timer_setup(struct timer *t, timer_fn fn, void *arg)
 	t->cpu = -1;
 	t->heap_index = -1;
 	t->expires = TIMER_NEVER;
+	t->period = 0;
+}
+
+void timer_set_period(struct timer *t, uint64_t period_ns)
+{
+	KASSERT(period_ns > 0 && t->cpu == -1);
+	t->period = period_ns;
 }
 
 void timer_arm(struct timer *t, uint64_t expires)
@@ -143,12 +163,16 @@ void timer_arm(struct timer *t, uint64_t expires)
 			sift_down(b, (unsigned int)t->heap_index);
 		else
 			sift_up(b, (unsigned int)t->heap_index);
+		b->touched = true;
 	} else {
 		KASSERT(b->nr < TIMERS_PER_CPU);
 		t->expires = expires;
 		t->cpu = cpu;
 		place(b, b->nr++, t);
 		sift_up(b, b->nr - 1);
+		/* A new timer can only bring the earliest forward (the tick's re-arm, from its callback). */
+		if (expires < b->run_next)
+			b->run_next = expires;
 	}
 	reprogram(b);
 	spin_unlock_irqrestore(&b->lock, flags);
@@ -170,8 +194,10 @@ bool timer_cancel(struct timer *t)
 	if (t->cpu == cpu) {
 		heap_remove(b, t);
 		was = true;
-		if (cpu == arch_cpu_id())
+		if (cpu == arch_cpu_id()) {
+			b->touched = true;
 			reprogram(b);
+		}
 	}
 	spin_unlock_irqrestore(&b->lock, flags);
 	return was;
@@ -202,6 +228,14 @@ bool timers_in_callbacks(int cpu)
 	return READ_ONCE(bases[cpu].running);
 }
 
+uint64_t timers_cb_now(void)
+{
+	const struct timer_base *b = &bases[arch_cpu_id()];
+
+	KASSERT_DEBUG(b->running);
+	return b->cb_now;
+}
+
 void timers_diag(int cpu, struct timers_diag *d)
 {
 	const struct timer_base *b = &bases[cpu];
@@ -217,6 +251,28 @@ void timers_diag(int cpu, struct timers_diag *d)
 	d->callbacks_run = READ_ONCE(b->callbacks_run);
 }
 
+/* The end of timers_run(): out of the callbacks, the hardware set for the earliest timer. */
+static void timers_run_done(struct timer_base *b, uint64_t next)
+{
+	b->current_fn = 0;
+	b->running = false;
+	b->programmed = next;
+	arch_timer_program(next);
+}
+
+/*
+ * Callbacks run without the lock and may arm or cancel timers. Most only
+ * wake a task or arm a new timer (the tick re-arms itself), and then the
+ * lock need not be taken again after the last callback: the earliest timer
+ * left is run_next, kept by timer_arm(). That holds because only this CPU
+ * adds to its heap (timer_arm() is local) and its own moves and cancels set
+ * `touched`; another CPU can only cancel, which at worst leaves the
+ * hardware set for a removed timer, an early interrupt that finds nothing
+ * due (as any remote cancel of the earliest timer does). The fields
+ * written after the callback (running, current_fn, callbacks_run,
+ * programmed) are this CPU's alone: others read them only for diagnostics,
+ * and this CPU takes the lock with IRQs masked.
+ */
 void timers_run(uint64_t now)
 {
 	struct timer_base *b = &bases[arch_cpu_id()];
@@ -229,19 +285,42 @@ void timers_run(uint64_t now)
 	b->resume_ns = 0;
 	while (b->nr && b->heap[0]->expires <= now) {
 		struct timer *t = b->heap[0];
-		uint64_t spent;
 
-		if (b->callbacks_run && (spent = arch_now_ns() - now) >= TIMERS_RUN_BUDGET_NS) {
-			/* A backlog: the rest after a gap, in which this CPU schedules (see timer.h). */
-			b->resume_ns = now + spent + (spent < TIMERS_BACKLOG_GAP_MAX_NS ? spent : TIMERS_BACKLOG_GAP_MAX_NS);
-			b->backlog_breaks++;
-			break;
+		b->cb_now = now;
+		if (b->callbacks_run) {
+			uint64_t spent = arch_now_ns() - now;
+
+			if (spent >= TIMERS_RUN_BUDGET_NS) {
+				/* A backlog: the rest after a gap, in which this CPU schedules (see timer.h). */
+				b->resume_ns = now + spent +
+					       (spent < TIMERS_BACKLOG_GAP_MAX_NS ? spent : TIMERS_BACKLOG_GAP_MAX_NS);
+				b->backlog_breaks++;
+				break;
+			}
+			b->cb_now = now + spent;
 		}
-		heap_remove(b, t);
+		if (t->period) {
+			/* Periodic: one period on, a move down from the root (a remove and an insert otherwise). */
+			t->expires += t->period;
+			sift_down(b, 0);
+		} else {
+			heap_remove(b, t);
+		}
+		b->run_next = b->nr ? b->heap[0]->expires : TIMER_NEVER;
+		b->touched = false;
 		b->current_fn = t->fn;
 		spin_unlock_irqrestore(&b->lock, flags);
 		inject_delay(INJECT_TIMER);
 		t->fn(t);
+		if (b->run_next > now && !b->touched) {
+			/* Nothing more is due and run_next is the earliest: see above. */
+			KASSERT_DEBUG(b->running && b->resume_ns == 0);
+			b->callbacks_run++;
+			flags = arch_irq_save();
+			timers_run_done(b, b->run_next);
+			arch_irq_restore(flags);
+			return;
+		}
 		flags = spin_lock_irqsave(&b->lock);
 		b->callbacks_run++;
 	}

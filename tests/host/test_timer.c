@@ -177,3 +177,123 @@ KT_CASE(heap_keeps_expiry_order_through_rearms_and_cancels)
 			timer_cancel(&heap_tm[i]);
 	KT_ASSERT_EQ(timers_nr_pending(0), 0u);
 }
+
+/*
+ * timers_run() programs the hardware after its last callback without
+ * locking again when the callback left the earliest timer known: what it
+ * arms or moves or cancels there must still end in the right deadline.
+ */
+static uint64_t cb_arm_at, cb_arm_next;
+static struct timer *cb_other;
+
+static void rearm_fn(struct timer *t)
+{
+	order[nr_run++] = (int)(t - tm);
+	timer_arm(t, cb_arm_at);
+	cb_arm_at = cb_arm_next;	/* once due again at most */
+}
+
+static void move_other_fn(struct timer *t)
+{
+	order[nr_run++] = (int)(t - tm);
+	timer_arm(cb_other, cb_arm_at);
+}
+
+static void cancel_other_fn(struct timer *t)
+{
+	order[nr_run++] = (int)(t - tm);
+	timer_cancel(cb_other);
+}
+
+/* tm[0] calls @fn at T0 + 10, one-shots follow at T0 + 50 and (@nr 3) T0 + 70. */
+static void arm_first_with(timer_fn fn, int nr)
+{
+	setup();
+	timer_setup(&tm[0], fn, NULL);
+	timer_arm(&tm[0], T0 + 10);
+	for (int i = 1; i < nr; i++)
+		timer_arm(&tm[i], T0 + 30 + 20 * (uint64_t)i);
+}
+
+/* timers_run() at @now; the deadline it left programmed (0, never one, if it still says running). */
+static uint64_t run_at(uint64_t now, struct timers_diag *td)
+{
+	timers_run(host_fake_now = now);
+	timers_diag(0, td);
+	return td->running ? 0 : td->programmed;
+}
+
+KT_CASE(callbacks_that_arm_move_or_cancel_leave_the_right_deadline)
+{
+	struct timers_diag td;
+
+	/* Re-armed later than the next timer: that one is programmed. */
+	arm_first_with(rearm_fn, 2);
+	cb_arm_at = cb_arm_next = T0 + 90;
+	KT_ASSERT_EQ(run_at(T0 + 20, &td), T0 + 50);
+	KT_ASSERT(nr_run == 1 && td.callbacks_run == 1);
+	/* Re-armed earlier than the next timer, not yet due: the re-armed one is programmed. */
+	arm_first_with(rearm_fn, 2);
+	cb_arm_at = cb_arm_next = T0 + 30;
+	KT_ASSERT_EQ(run_at(T0 + 20, &td), T0 + 30);
+	/* Re-armed already due: it runs again in the same call, then waits for its new expiry. */
+	arm_first_with(rearm_fn, 2);
+	cb_arm_at = T0 + 15;
+	cb_arm_next = T0 + 40;
+	KT_ASSERT_EQ(run_at(T0 + 20, &td), T0 + 40);
+	KT_ASSERT(nr_run == 2 && order[0] == 0 && order[1] == 0 && td.callbacks_run == 2);
+	/* The next timer moved later by the callback: the new earliest is programmed. */
+	arm_first_with(move_other_fn, 3);
+	cb_other = &tm[1];
+	cb_arm_at = T0 + 100;
+	KT_ASSERT_EQ(run_at(T0 + 20, &td), T0 + 70);
+	/* The next timer cancelled by the callback: the one after it is programmed. */
+	arm_first_with(cancel_other_fn, 3);
+	cb_other = &tm[1];
+	KT_ASSERT_EQ(run_at(T0 + 20, &td), T0 + 70);
+	KT_ASSERT(!timer_pending(&tm[1]));
+	/* The last timer cancelled: nothing is programmed. */
+	arm_first_with(cancel_other_fn, 2);
+	KT_ASSERT_EQ(run_at(T0 + 20, &td), TIMER_NEVER);
+}
+
+/* A periodic timer is one period on before its callback runs; the callback may still move or cancel it. */
+static uint64_t periodic_want;	/* the expiry its callback must see */
+static bool periodic_pending;
+
+static void periodic_fn(struct timer *t)
+{
+	order[nr_run++] = (int)(t - tm);
+	periodic_pending = timer_pending(t) && t->expires == periodic_want;
+	if (cb_arm_at)
+		timer_arm(t, cb_arm_at);	/* held back, as a late tick is */
+	else if (cb_other)
+		timer_cancel(t);
+}
+
+KT_CASE(a_periodic_timer_moves_on_before_its_callback)
+{
+	struct timers_diag td;
+
+	setup();
+	cb_arm_at = 0;
+	cb_other = NULL;
+	timer_setup(&tm[0], periodic_fn, NULL);
+	timer_set_period(&tm[0], 100);
+	timer_arm(&tm[0], T0 + 10);
+	timer_arm(&tm[1], T0 + 150);
+	periodic_want = T0 + 110;
+	KT_ASSERT_EQ(run_at(T0 + 20, &td), T0 + 110);
+	KT_ASSERT(nr_run == 1 && periodic_pending && timers_nr_pending(0) == 2);
+	/* Due again at T0 + 110: its callback moves it to T0 + 1000; the one-shot at T0 + 150 runs after it. */
+	periodic_want = T0 + 210;
+	cb_arm_at = T0 + 1000;
+	KT_ASSERT_EQ(run_at(T0 + 215, &td), T0 + 1000);
+	KT_ASSERT(nr_run == 3 && periodic_pending && order[1] == 0 && order[2] == 1 && tm[0].expires == T0 + 1000);
+	/* Cancelled by its callback: nothing left, nothing programmed. */
+	periodic_want = T0 + 1100;
+	cb_arm_at = 0;
+	cb_other = &tm[0];
+	KT_ASSERT_EQ(run_at(T0 + 1000, &td), TIMER_NEVER);
+	KT_ASSERT(nr_run == 4 && periodic_pending && !timer_pending(&tm[0]));
+}

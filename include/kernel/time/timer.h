@@ -24,6 +24,7 @@ typedef void (*timer_fn)(struct timer *t);
 
 struct timer {
 	uint64_t expires;
+	uint64_t period;	/* 0: one-shot; else re-armed this much later as it fires */
 	timer_fn fn;
 	void *arg;
 	int cpu;		/* heap it is on, or -1 */
@@ -32,6 +33,13 @@ struct timer {
 
 void timers_init_cpu(int cpu);
 void timer_setup(struct timer *t, timer_fn fn, void *arg);
+/*
+ * Make @t periodic (@period_ns > 0): as it fires, timers_run() moves it
+ * @period_ns on in the heap before its callback runs, so a periodic
+ * callback costs no re-arm of its own. The callback may still move it
+ * (timer_arm(): a late tick held back) or cancel it.
+ */
+void timer_set_period(struct timer *t, uint64_t period_ns);
 /* Arm (or re-arm) @t on the calling CPU for absolute time @expires. */
 void timer_arm(struct timer *t, uint64_t expires);
 /* Disarm; returns true if it was pending. From any CPU (the timer's base is locked). */
@@ -62,6 +70,12 @@ static inline long long timer_ms_or_never(uint64_t t)
 }
 /* Is @cpu inside timers_run()'s callbacks? (A callback must not schedule.) */
 bool timers_in_callbacks(int cpu);
+/*
+ * From a callback: the time its run began, the clock the interrupt read
+ * (timers_run()'s @now) for the first callback, a later reading for the
+ * others; the callback's clock without another read.
+ */
+uint64_t timers_cb_now(void);
 /*
  * Run expired timers of the calling CPU, then reprogram the hardware. One
  * call runs callbacks for at most TIMERS_RUN_BUDGET_NS (and at least one):
