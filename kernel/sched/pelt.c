@@ -112,12 +112,10 @@ static inline void check_bounds(const struct sched_avg *sa)
 }
 
 /*
- * Beyond this many units (2048 periods) every old value has decayed to 0
- * (32 halvings empty a uint32_t after 1024 periods), so the arithmetic may
- * use this many plus the position in the period: same result, 32-bit sums.
+ * Crossing this many period ends or more, every sum (below 2^17) and the
+ * doubled history limit have decayed to 0: y^992 is 31 halvings, and
+ * y^(992 + 31) is 31 halvings and more (decay_factor()'s most, below 32).
  */
-#define UNITS_SATURATED (2048u * PELT_PERIOD_UNITS)
-/* 31 halvings (and 32 for the doubled history limit, decay_factor()'s most) empty every sum. */
 #define BOUNDARIES_EMPTY (PERIODS_EMPTY - PELT_HALFLIFE)
 
 /*
@@ -152,26 +150,25 @@ int pelt_update_elapsed(struct sched_avg *sa, uint64_t now_ns, bool runnable, bo
 			check_bounds(sa);
 			return 0;
 		}
-		return pelt_update_crossing(sa, (uint32_t)delta_ns, pelt_state(runnable, running), scale);
+		return pelt_update_crossing(sa, units, pelt_state(runnable, running), scale);
 	}
 	return pelt_update_far(sa, delta_ns, runnable, running, scale);
 }
 
 /*
- * The roll-over both slow paths end in, inside their write section: the
- * last_update_ns they have advanced by whole units leaves @units
- * (saturated, UNITS_SATURATED, for a long gap) from the current period's
- * end, which @head units reach. @state: enum pelt_state. Returns the
- * boundaries crossed as the caller counts them (@crossed).
+ * The roll-over both slow paths end in, inside their write section (which
+ * it closes), last_update_ns already advanced: @head units complete the
+ * current period, @boundaries period ends are crossed (any count from
+ * BOUNDARIES_EMPTY on means "all"), @tail units open the new current
+ * period. @state: enum pelt_state.
  */
-static inline int roll_periods(struct sched_avg *sa, uint32_t head, uint32_t units, unsigned int state,
-			       uint32_t scale, int crossed)
+static inline void roll_periods(struct sched_avg *sa, uint32_t head, uint32_t boundaries, uint32_t tail,
+				unsigned int state, uint32_t scale)
 {
-	uint32_t tail, boundaries, full_sum, runnable, running;	/* the last two: masks for roll_over() */
+	uint32_t full_sum, runnable, running;	/* the last two: masks for roll_over() */
 	struct decay_factor f;
 
-	boundaries = units / PELT_PERIOD_UNITS + 1;
-	tail = units % PELT_PERIOD_UNITS;
+	KASSERT_DEBUG(boundaries >= 1 && tail < PELT_PERIOD_UNITS);
 	/*
 	 * From BOUNDARIES_EMPTY on, the sums (below 2^17) and the history
 	 * limit have decayed to 0 whatever the count: clamped, not a branch.
@@ -197,24 +194,29 @@ static inline int roll_periods(struct sched_avg *sa, uint32_t head, uint32_t uni
 	sa->period_contrib = tail;
 	check_bounds(sa);
 	seqcount_write_end(&sa->seq);
-	return crossed;
 }
 
-int pelt_update_crossing(struct sched_avg *sa, uint32_t delta_ns, unsigned int state, uint32_t scale)
+/*
+ * Never inlined: pelt_update_scaled(), inline on every hot path, calls it
+ * once a period or less, so a copy in each caller would only grow them;
+ * and the pelt microbench then times the call those callers make (LTO
+ * inlined it into the bench's loop alone, 79 instructions instead of 97).
+ */
+__attribute__((noinline)) int pelt_update_crossing(struct sched_avg *sa, uint32_t units, unsigned int state,
+						   uint32_t scale)
 {
-	uint32_t units = delta_ns >> PELT_UNIT_SHIFT, head;
+	/* From the current period's start: its end and every later one at a multiple of PELT_PERIOD_UNITS. */
+	uint32_t contrib = sa->period_contrib, from_start = contrib + units;
 
-	KASSERT_DEBUG(sa != NULL);
 	KASSERT_DEBUG(state == PELT_IDLE || state == PELT_RUNNABLE || state == PELT_RUNNING);
 	KASSERT_DEBUG(scale <= PELT_SCALE);
+	KASSERT_DEBUG(from_start >= PELT_PERIOD_UNITS && units < (1u << (32 - PELT_UNIT_SHIFT)));
 	seqcount_write_begin(&sa->seq);
 	/* Whole units only: the sub-unit remainder stays for the next update. */
-	sa->last_update_ns += units << PELT_UNIT_SHIFT;
-	/* head completes the current period; what is left is some whole periods and a tail that opens the new one. */
-	head = PELT_PERIOD_UNITS - sa->period_contrib;
-	KASSERT_DEBUG(units >= head);
-	units -= head;
-	return roll_periods(sa, head, units, state, scale, (int)(units / PELT_PERIOD_UNITS + 1));
+	sa->last_update_ns += (uint64_t)units << PELT_UNIT_SHIFT;
+	roll_periods(sa, PELT_PERIOD_UNITS - contrib, from_start / PELT_PERIOD_UNITS, from_start % PELT_PERIOD_UNITS,
+		     state, scale);
+	return (int)(from_start / PELT_PERIOD_UNITS);
 }
 
 int pelt_update_far(struct sched_avg *sa, uint64_t delta_ns, bool runnable, bool running, uint32_t scale)
@@ -222,7 +224,6 @@ int pelt_update_far(struct sched_avg *sa, uint64_t delta_ns, bool runnable, bool
 	uint64_t units64 = delta_ns >> PELT_UNIT_SHIFT, periods;
 	uint32_t head;
 
-	KASSERT_DEBUG(sa != NULL);
 	KASSERT_DEBUG(runnable || !running);
 	KASSERT_DEBUG(scale <= PELT_SCALE);
 	seqcount_write_begin(&sa->seq);
@@ -237,8 +238,9 @@ int pelt_update_far(struct sched_avg *sa, uint64_t delta_ns, bool runnable, bool
 	sa->last_update_ns += units64 << PELT_UNIT_SHIFT;
 	head = PELT_PERIOD_UNITS - sa->period_contrib;
 	periods = (units64 - head) / PELT_PERIOD_UNITS + 1;
-	return roll_periods(sa, head, UNITS_SATURATED + (uint32_t)((units64 - head) % PELT_PERIOD_UNITS),
-			    pelt_state(runnable, running), scale, periods > INT_MAX ? INT_MAX : (int)periods);
+	roll_periods(sa, head, BOUNDARIES_EMPTY, (uint32_t)((units64 - head) % PELT_PERIOD_UNITS),
+		     pelt_state(runnable, running), scale);
+	return periods > INT_MAX ? INT_MAX : (int)periods;
 }
 
 void pelt_snapshot(const struct sched_avg *sa, struct sched_avg *snap)

@@ -119,12 +119,12 @@ static inline unsigned int pelt_state(bool runnable, bool running)
 /*
  * pelt_update_elapsed()'s slow paths, for a @delta_ns = now - last update
  * that its caller has found to cross the current period's end:
- * pelt_update_crossing() for one below 2^32 ns (4 s; @state: enum
- * pelt_state), pelt_update_far() for a longer one or a negative one (the
- * clock went back). pelt_update_scaled()'s calls, without the subtraction
- * and the tests it has just done.
+ * pelt_update_crossing() for one below 2^32 ns (4 s), given as its whole
+ * @units (@state: enum pelt_state), pelt_update_far() for a longer one or
+ * a negative one (the clock went back). pelt_update_scaled()'s calls,
+ * without the subtraction and the tests it has just done.
  */
-int pelt_update_crossing(struct sched_avg *sa, uint32_t delta_ns, unsigned int state, uint32_t scale);
+int pelt_update_crossing(struct sched_avg *sa, uint32_t units, unsigned int state, uint32_t scale);
 int pelt_update_far(struct sched_avg *sa, uint64_t delta_ns, bool runnable, bool running, uint32_t scale);
 
 /*
@@ -180,7 +180,7 @@ static inline int pelt_update_scaled(struct sched_avg *sa, uint64_t now_ns, bool
 		pelt_accrue(sa, units, runnable, running, scale);
 		return 0;
 	}
-	return pelt_update_crossing(sa, (uint32_t)delta_ns, pelt_state(runnable, running), scale);
+	return pelt_update_crossing(sa, units, pelt_state(runnable, running), scale);
 }
 
 /* At the top frequency (or with no DVFS): running time counts in full. */
