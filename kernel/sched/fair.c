@@ -111,7 +111,7 @@ uint64_t cfs_min_vruntime(struct cfs_rq *cfs)
 	return cfs->min_vruntime;
 }
 
-void cfs_update_curr(struct cfs_rq *cfs, uint64_t now)
+HOT_INLINE void cfs_update_curr(struct cfs_rq *cfs, uint64_t now)
 {
 	struct sched_entity *curr = cfs->curr;
 	uint64_t delta;
@@ -243,6 +243,11 @@ HOT_INLINE struct sched_entity *cfs_pick_next(const struct cfs_rq *cfs, bool cur
  */
 static void timeline_swap(struct cfs_rq *cfs, struct sched_entity *prev, struct sched_entity *next)
 {
+	/* Two tasks taking turns: @next is the whole tree, @prev becomes it (no walk, no fix-ups). */
+	if (rb_is_single(&cfs->timeline, &next->run_node)) {
+		rb_replace_single(&cfs->timeline, &next->run_node, &prev->run_node);
+		return;
+	}
 	if (rb_first(&cfs->timeline) == &next->run_node) {
 		const struct rb_node *succ = rb_next(&next->run_node);
 
