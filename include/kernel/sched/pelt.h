@@ -225,9 +225,31 @@ static inline bool pelt_is_light(const struct sched_avg *sa)
  * tests/host/test_pelt.c). Lets a wake-up skip the update when this holds.
  */
 #define PELT_LIGHT_MARGIN 8u
+static inline bool pelt_sums_stay_light(uint32_t usage_avg_sum, uint32_t runnable_avg_period)
+{
+	return ((uint64_t)usage_avg_sum << 2) + PELT_LIGHT_MARGIN < runnable_avg_period;
+}
+
 static inline bool pelt_stays_light(const struct sched_avg *sa)
 {
-	return ((uint64_t)sa->usage_avg_sum << 2) + PELT_LIGHT_MARGIN < sa->runnable_avg_period;
+	return pelt_sums_stay_light(sa->usage_avg_sum, sa->runnable_avg_period);
+}
+
+/*
+ * Does @sa (another CPU's entity: a seqcount read of two words, not
+ * pelt_snapshot()'s copy) stay light however long it sleeps? The wake-up's
+ * packing test, which needs the whole average only when this fails.
+ */
+static inline bool pelt_read_stays_light(const struct sched_avg *sa)
+{
+	uint32_t seq, usage, period;
+
+	do {
+		seq = seqcount_read_begin(&sa->seq);
+		usage = READ_ONCE(sa->usage_avg_sum);
+		period = READ_ONCE(sa->runnable_avg_period);
+	} while (seqcount_read_retry(&sa->seq, seq));
+	return pelt_sums_stay_light(usage, period);
 }
 
 /*
