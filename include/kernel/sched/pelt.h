@@ -242,14 +242,14 @@ static inline bool pelt_stays_light(const struct sched_avg *sa)
  */
 static inline bool pelt_read_stays_light(const struct sched_avg *sa)
 {
-	uint32_t seq, usage, period;
+	uint32_t seq, usage_sum, period_sum;
 
 	do {
 		seq = seqcount_read_begin(&sa->seq);
-		usage = READ_ONCE(sa->usage_avg_sum);
-		period = READ_ONCE(sa->runnable_avg_period);
+		usage_sum = READ_ONCE(sa->usage_avg_sum);
+		period_sum = READ_ONCE(sa->runnable_avg_period);
 	} while (seqcount_read_retry(&sa->seq, seq));
-	return pelt_sums_stay_light(usage, period);
+	return pelt_sums_stay_light(usage_sum, period_sum);
 }
 
 /*
