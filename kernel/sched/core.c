@@ -619,17 +619,17 @@ static void schedule(bool yield)
 
 	arch_cost(COST_SCHEDULE);
 	spin_lock(&rq->lock);
+	schedule_locked(rq, yield);
 	/*
 	 * The class work after the switch (an RT pull) may have brought a task
-	 * that outranks us: switch again, a few times at most (IRQs are off;
-	 * past that the next interrupt's exit does it). Only the first pass yields.
+	 * that outranks us: switch again, three times more at most (IRQs are
+	 * off; past that the next interrupt's exit does it), not yielding.
 	 */
-	for (int again = 0;; again++) {
-		schedule_locked(rq, yield && !again);
-		if (__builtin_expect(!finish_switch(), 1) || !READ_ONCE(this_rq()->need_resched) || again == 3)
-			break;
+	for (int again = 0; __builtin_expect(finish_switch(), 0) && READ_ONCE(this_rq()->need_resched) && again < 3;
+	     again++) {
 		rq = this_rq();
 		spin_lock(&rq->lock);
+		schedule_locked(rq, false);
 	}
 	arch_irq_restore(flags);
 }

@@ -243,11 +243,6 @@ HOT_INLINE struct sched_entity *cfs_pick_next(const struct cfs_rq *cfs, bool cur
  */
 static void timeline_swap(struct cfs_rq *cfs, struct sched_entity *prev, struct sched_entity *next)
 {
-	/* Two tasks taking turns: @next is the whole tree, @prev becomes it (no walk, no fix-ups). */
-	if (rb_is_single(&cfs->timeline, &next->run_node)) {
-		rb_replace_single(&cfs->timeline, &next->run_node, &prev->run_node);
-		return;
-	}
 	if (rb_first(&cfs->timeline) == &next->run_node) {
 		const struct rb_node *succ = rb_next(&next->run_node);
 
@@ -267,7 +262,10 @@ HOT_INLINE void cfs_set_next(struct cfs_rq *cfs, struct sched_entity *next, uint
 	if (next == prev)
 		return;		/* curr goes on: its slice too */
 	KASSERT_DEBUG(!next || next->on_rq);
-	if (prev && prev->on_rq && next)
+	/* Two tasks taking turns: @next is the whole tree, @prev becomes it (inline: no walk, no fix-ups). */
+	if (prev && prev->on_rq && next && rb_is_single(&cfs->timeline, &next->run_node))
+		rb_replace_single(&cfs->timeline, &next->run_node, &prev->run_node);
+	else if (prev && prev->on_rq && next)
 		timeline_swap(cfs, prev, next);
 	else if (prev && prev->on_rq)
 		timeline_insert(cfs, prev);
