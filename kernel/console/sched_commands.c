@@ -57,15 +57,20 @@ static int cmd_ps(int argc, char **argv)
 
 static void top_once(uint64_t *last_busy, uint64_t *last_idle)
 {
+	uint64_t now = arch_now_ns();
+
 	for (int cpu = 0; cpu < sched_nr_cpus(); cpu++) {
 		struct rq *rq = cpu_rq(cpu);
-		uint64_t b = rq->busy_ns - last_busy[cpu], i = rq->idle_ns - last_idle[cpu];
-		uint64_t busy_pct = (b + i) ? b * 100 / (b + i) : 0;
+		uint64_t busy, idle, b, i, busy_pct;
 
 		if (!sched_cpu_online_now(cpu))
 			continue;	/* never came online: no figure */
-		last_busy[cpu] = rq->busy_ns;
-		last_idle[cpu] = rq->idle_ns;
+		sched_cpu_time(cpu, now, &busy, &idle);
+		b = busy - last_busy[cpu];
+		i = idle - last_idle[cpu];
+		busy_pct = (b + i) ? b * 100 / (b + i) : 0;
+		last_busy[cpu] = busy;
+		last_idle[cpu] = idle;
 		kprintf("cpu%d %3u%% busy  nr_running %2u  curr %-15s ticks %llu\e[K\n", cpu,
 			(unsigned)busy_pct, rq->nr_running, rq->curr ? rq->curr->name : "(offline)",
 			(unsigned long long)rq->ticks);
@@ -126,12 +131,9 @@ static struct sleeper_arg sleeper_args[MAX_TEST_TASKS];
 /* Busy time of @cpu so far, including the stretch its current task is in. */
 static uint64_t cpu_busy_ns(int cpu, uint64_t now)
 {
-	struct rq *rq = cpu_rq(cpu);
-	struct task *curr = READ_ONCE(rq->curr);
-	uint64_t busy = READ_ONCE(rq->busy_ns);
+	uint64_t busy, idle;
 
-	if (curr && !curr->is_idle && now > curr->last_ran_ns)
-		busy += now - curr->last_ran_ns;
+	sched_cpu_time(cpu, now, &busy, &idle);
 	return busy;
 }
 

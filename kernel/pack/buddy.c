@@ -60,13 +60,14 @@ int buddy_select(const struct task *p, int cpu, int *target)
 		return BUDDY_NO_BUDDY;
 	if (!cpumask_test(&p->cpus_allowed, buddy))
 		return BUDDY_NOT_ALLOWED;
-	task_avg_read(p, &ta);
 	/*
-	 * Its own buddy: the waiting test needs the average as of now (a clock
-	 * read and an update); so does the fitness test for a buddy so small
-	 * that a light task may not fit it (never on the shipped boards).
+	 * Its own buddy: the waiting test needs the average as of now (a copy,
+	 * a clock read and an update); so does the fitness test for a buddy so
+	 * small that a light task may not fit it (never on the shipped boards).
+	 * Otherwise two words of it tell that it stays light.
 	 */
-	if (buddy == cpu || !pelt_stays_light(&ta) || sched_topo.pack_buddy_check_fit[cpu]) {
+	if (buddy == cpu || sched_topo.pack_buddy_check_fit[cpu] || !pelt_read_stays_light(&p->se.avg)) {
+		task_avg_read(p, &ta);
 		pelt_update(&ta, arch_now_ns(), false, false);
 		if (!pelt_is_light(&ta) || (sched_topo.pack_buddy_check_fit[cpu] && !buddy_fits(&ta, cpu, buddy)))
 			return BUDDY_NOT_LIGHT;

@@ -440,21 +440,82 @@ static void rq_avg_rt_sync(struct rq *rq, const struct task *next, uint64_t now)
 	rq->avg_rt_running = rt;
 }
 
-static void account_switch(struct rq *rq, const struct task *prev, bool prev_idle, uint64_t now)
+/*
+ * The CPU moves between its idle task and a task (@prev_idle: from idle):
+ * the stretch that ends goes to rq->idle_ns or rq->busy_ns. Task to task
+ * the CPU stays busy and nothing is written; sched_cpu_time() adds the
+ * stretch in progress.
+ */
+static void account_idle_edge(struct rq *rq, bool prev_idle, uint64_t now)
 {
-	uint64_t delta = now - prev->last_ran_ns;
+	uint64_t delta = now - rq->stretch_ns;
 
 	if (prev_idle)
 		rq->idle_ns += delta;
 	else
 		rq->busy_ns += delta;
+	rq->stretch_ns = now;
 }
 
-/* Pick and switch. Called and returns with the current rq lock held, IRQs off. */
-static void schedule_locked(struct rq *rq)
+void sched_cpu_time(int cpu, uint64_t now, uint64_t *busy_ns, uint64_t *idle_ns)
+{
+	const struct rq *rq = cpu_rq(cpu);
+	const struct task *curr = READ_ONCE(rq->curr);
+	uint64_t since = READ_ONCE(rq->stretch_ns), busy = READ_ONCE(rq->busy_ns), idle = READ_ONCE(rq->idle_ns);
+
+	/* Unlocked, as the fields were always read: a stretch ending meanwhile may show late; never negative time. */
+	if (curr && now > since) {
+		if (curr->is_idle)
+			idle += now - since;
+		else
+			busy += now - since;
+	}
+	*busy_ns = busy;
+	*idle_ns = idle;
+}
+
+/*
+ * The switch's work for a CPU that leaves its idle task (@prev_idle) or
+ * enters it: its tick, the idle hint, the time accounting.
+ */
+static void switch_idle_edge(struct rq *rq, bool prev_idle, uint64_t now)
+{
+	if (prev_idle) {
+		if (rq->tick_stopped)
+			tick_start(rq, now);
+		sched_set_idle_hint(rq->cpu, false);
+	} else {
+		rq->newidle = true;
+		sched_set_idle_hint(rq->cpu, true);
+	}
+	account_idle_edge(rq, prev_idle, now);
+}
+
+/*
+ * Must switching-out, still runnable @prev leave this CPU? Its affinity
+ * may have changed while it ran or on its way here (task_set_affinity()
+ * then set recheck_cpu, and only then is the mask tested), or the
+ * placement policy asked for an active push (rq->misfit_push).
+ */
+static inline bool prev_must_move(struct rq *rq, struct task *prev)
+{
+	if (__builtin_expect(!prev->recheck_cpu && rq->misfit_push != prev, 1)) {
+		KASSERT_DEBUG(task_allowed_on(prev, rq->cpu));
+		return false;
+	}
+	prev->recheck_cpu = false;	/* tested: allowed here until its affinity changes again */
+	return !task_allowed_on(prev, rq->cpu) || rq->misfit_push == prev;
+}
+
+/*
+ * Pick and switch. Called and returns with the current rq lock held, IRQs
+ * off. @yield: prev called task_yield() (Linux's skip buddy: it gives way
+ * to any other runnable task).
+ */
+static void schedule_locked(struct rq *rq, bool yield)
 {
 	struct task *prev = rq->curr, *next;
-	bool prev_idle = prev->is_idle;	/* once: the atomics below would reload it */
+	bool prev_idle = prev->is_idle, idle_edge;	/* once: the atomics below would reload it */
 	uint64_t now = arch_now_ns();
 
 	/* A timer callback must not switch: timers_run() would be left half done. */
@@ -467,8 +528,8 @@ static void schedule_locked(struct rq *rq)
 		if (prev->state != TASK_RUNNABLE) {
 			dequeue_task(rq, prev, DEQ_SLEEP);
 			prev->on_rq = false;
-		} else if (!task_allowed_on(prev, rq->cpu) || __builtin_expect(rq->misfit_push == prev, 0)) {
-			/* Its affinity changed while it ran, or it misfits: push it after the switch. */
+		} else if (prev_must_move(rq, prev)) {
+			/* Its affinity changed, or it misfits: push it after the switch. */
 			dequeue_task(rq, prev, DEQ_MIGRATE);
 			prev->on_rq = false;
 			prev->state = TASK_WAKING;
@@ -477,32 +538,23 @@ static void schedule_locked(struct rq *rq)
 			rq->has_deferred = true;
 		}
 	}
-	/* Linux's skip buddy: a yielding task gives way to any other runnable one. */
-	next = pick_next_task(rq, prev, rq->yield_skip == prev, now);
-	rq->yield_skip = NULL;
+	next = pick_next_task(rq, prev, yield, now);
 	rq->need_resched = false;
 	if (next == prev)
 		return;
+	/* One idle task per CPU: an edge when either is it. */
+	idle_edge = prev_idle || next->is_idle;
 	if (!next->is_idle)
 		update_task_avg(next, now, true, false, PELT_SCALE);	/* it was waiting */
 	if (prev->sched_class != next->sched_class)
 		rq_avg_rt_sync(rq, next, now);
-	if (prev_idle) {
-		if (rq->tick_stopped)
-			tick_start(rq, now);
-		sched_set_idle_hint(rq->cpu, false);
-	}
-	if (next->is_idle) {
-		rq->newidle = true;
-		sched_set_idle_hint(rq->cpu, true);
-	}
-	account_switch(rq, prev, prev_idle, now);
-	next->last_ran_ns = now;
+	if (__builtin_expect(idle_edge, 0))
+		switch_idle_edge(rq, prev_idle, now);
 	next->nr_switches++;
 	rq->nr_switches++;
 	trace_sched_switch(rq->cpu, prev, prev->state, next);
 	rq->curr = next;
-	if (prev_idle != next->is_idle)
+	if (__builtin_expect(idle_edge, 0))
 		rq_avg_sync(rq, now);	/* task to task: the rq stays running */
 	debug_switch(rq, prev, prev_idle, next, now);
 	arch_context_switch(&prev->ctx, &next->ctx);
@@ -577,19 +629,17 @@ static void schedule(bool yield)
 
 	arch_cost(COST_SCHEDULE);
 	spin_lock(&rq->lock);
-	if (yield)
-		rq->yield_skip = rq->curr;
+	schedule_locked(rq, yield);
 	/*
 	 * The class work after the switch (an RT pull) may have brought a task
-	 * that outranks us: switch again, a few times at most (IRQs are off;
-	 * past that the next interrupt's exit does it).
+	 * that outranks us: switch again, three times more at most (IRQs are
+	 * off; past that the next interrupt's exit does it), not yielding.
 	 */
-	for (int again = 0;; again++) {
-		schedule_locked(rq);
-		if (__builtin_expect(!finish_switch(), 1) || !READ_ONCE(this_rq()->need_resched) || again == 3)
-			break;
+	for (int again = 0; __builtin_expect(finish_switch(), 0) && READ_ONCE(this_rq()->need_resched) && again < 3;
+	     again++) {
 		rq = this_rq();
 		spin_lock(&rq->lock);
+		schedule_locked(rq, false);
 	}
 	arch_irq_restore(flags);
 }
@@ -919,7 +969,7 @@ void sched_exit_current(int code)
 	else
 		rq->deferred_wake = self->joiner;
 	rq->has_deferred = true;
-	schedule_locked(rq);
+	schedule_locked(rq, false);
 	panic("exited task %u ran again", (unsigned)self->tid);
 }
 
@@ -1041,7 +1091,7 @@ void sched_init_cpu(int cpu)
 	timers_init_cpu(cpu);
 	rq->idle = idle;
 	rq->curr = idle;
-	idle->last_ran_ns = arch_now_ns();
+	rq->stretch_ns = arch_now_ns();
 	rq->tick_stopped = true;
 }
 
@@ -1196,6 +1246,7 @@ int task_set_affinity(struct task *p, uint32_t cpus_allowed)
 	rq = task_rq_lock(p);
 	old_weight = p->nr_cpus_allowed;
 	task_cpus_from_word(p, cpus_allowed & online);
+	p->recheck_cpu = true;	/* running or on its way to p->cpu: tested when it next switches out */
 	if (p->on_rq && p->sched_class->set_cpus_allowed)
 		p->sched_class->set_cpus_allowed(rq, p, old_weight);
 	if (p->on_rq && !task_allowed_on(p, rq->cpu)) {

@@ -111,7 +111,7 @@ uint64_t cfs_min_vruntime(struct cfs_rq *cfs)
 	return cfs->min_vruntime;
 }
 
-void cfs_update_curr(struct cfs_rq *cfs, uint64_t now)
+HOT_INLINE void cfs_update_curr(struct cfs_rq *cfs, uint64_t now)
 {
 	struct sched_entity *curr = cfs->curr;
 	uint64_t delta;
@@ -262,7 +262,10 @@ HOT_INLINE void cfs_set_next(struct cfs_rq *cfs, struct sched_entity *next, uint
 	if (next == prev)
 		return;		/* curr goes on: its slice too */
 	KASSERT_DEBUG(!next || next->on_rq);
-	if (prev && prev->on_rq && next)
+	/* Two tasks taking turns: @next is the whole tree, @prev becomes it (inline: no walk, no fix-ups). */
+	if (prev && prev->on_rq && next && rb_is_single(&cfs->timeline, &next->run_node))
+		rb_replace_single(&cfs->timeline, &next->run_node, &prev->run_node);
+	else if (prev && prev->on_rq && next)
 		timeline_swap(cfs, prev, next);
 	else if (prev && prev->on_rq)
 		timeline_insert(cfs, prev);

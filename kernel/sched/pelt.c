@@ -20,10 +20,12 @@
  *   python3 -c 'from decimal import *; getcontext().prec = 50
  *   for n in range(1, 32): print(hex(int(2 ** 32 * Decimal(2) ** (Decimal(-n) / 32))))'
  * and checked against long double in tests/host/test_pelt.c. y^0 = 1 does
- * not fit; n == 0 skips the multiply, so entry 0 is never read.
+ * not fit: entry 0 holds y^32 = 1/2, and y^n for n >= 1 is one less
+ * halving then that multiply (decay_factor()): every n >= 1 is a shift and
+ * a multiply, with no test of n % 32 on the roll-over's path.
  */
 static const uint32_t y_inv[PELT_HALFLIFE] = {
-	0x00000000, 0xfa83b2db, 0xf5257d15, 0xefe4b99b,
+	0x80000000, 0xfa83b2db, 0xf5257d15, 0xefe4b99b,
 	0xeac0c6e7, 0xe5b906e7, 0xe0ccdeec, 0xdbfbb797,
 	0xd744fcca, 0xd2a81d91, 0xce248c15, 0xc9b9bd86,
 	0xc5672a11, 0xc12c4cca, 0xbd08a39f, 0xb8fbaf47,
@@ -39,15 +41,34 @@ static const uint32_t y_inv[PELT_HALFLIFE] = {
 /* 32 halvings empty any uint32_t. */
 #define PERIODS_EMPTY (PELT_HALFLIFE * 32u)
 
+/* y^n (n >= 1) as a shift and a multiplier: computed once, applied to several values. */
+struct decay_factor {
+	unsigned int halvings;
+	uint32_t mult;
+};
+
+/*
+ * n = 32 k + r: k halvings and y_inv[r] for r > 0; k - 1 halvings and
+ * y_inv[0] (one more halving) for r == 0, so (val >> (k - 1)) / 2 = val >> k
+ * exactly. Halvings stay below 32 for n < PERIODS_EMPTY + 1.
+ */
+static inline struct decay_factor decay_factor(uint32_t n)
+{
+	struct decay_factor f = { (n - 1) / PELT_HALFLIFE, y_inv[n % PELT_HALFLIFE] };
+
+	KASSERT_DEBUG(n >= 1 && n <= PERIODS_EMPTY);
+	return f;
+}
+
+static inline uint32_t decay_by(uint32_t val, struct decay_factor f)
+{
+	return (uint32_t)(((uint64_t)(val >> f.halvings) * f.mult) >> 32);
+}
+
 /* pelt_decay() for n < PERIODS_EMPTY, in 32-bit arithmetic: a shift and at most one multiply. */
 static inline uint32_t decay_short(uint32_t val, uint32_t n)
 {
-	unsigned int rest = n % PELT_HALFLIFE;
-
-	val >>= n / PELT_HALFLIFE;
-	if (rest)
-		val = (uint32_t)(((uint64_t)val * y_inv[rest]) >> 32);
-	return val;
+	return n ? decay_by(val, decay_factor(n)) : val;
 }
 
 uint32_t pelt_decay(uint32_t val, uint64_t periods)
@@ -91,48 +112,24 @@ static inline void check_bounds(const struct sched_avg *sa)
 }
 
 /*
- * Beyond this many units (2048 periods) every old value has decayed to 0
- * (32 halvings empty a uint32_t after 1024 periods), so the arithmetic may
- * use this many plus the position in the period: same result, 32-bit sums.
+ * Crossing this many period ends or more, every sum (below 2^17) and the
+ * doubled history limit have decayed to 0: y^992 is 31 halvings, and
+ * y^(992 + 31) is 31 halvings and more (decay_factor()'s most, below 32).
  */
-#define UNITS_SATURATED (2048u * PELT_PERIOD_UNITS)
-
-/* y^n as a shift and a multiplier, computed once for the three sums. */
-struct decay_factor {
-	unsigned int halvings;
-	uint32_t mult;		/* y_inv[n % 32]; 0 when n % 32 == 0 (no multiply) */
-};
-
-static inline struct decay_factor decay_factor(uint32_t n)
-{
-	struct decay_factor f = { n / PELT_HALFLIFE, n % PELT_HALFLIFE ? y_inv[n % PELT_HALFLIFE] : 0 };
-
-	return f;
-}
-
-static inline uint32_t decay_by(uint32_t val, struct decay_factor f)
-{
-	val >>= f.halvings;
-	return f.mult ? (uint32_t)(((uint64_t)val * f.mult) >> 32) : val;
-}
+#define BOUNDARIES_EMPTY (PERIODS_EMPTY - PELT_HALFLIFE)
 
 /*
  * Roll @val over the period boundaries of @f: the units @head that
- * complete the current period join it (if the entity was in the @counted
- * state), the whole lot ages, then @full_sum (the full periods in between)
- * and @tail (the start of the new current period) are added. The seed's
- * order: only the sums' truncation points, not the meaning, differ from
- * mainline's.
+ * complete the current period join it (if the entity was in the counted
+ * state: @counted all ones, else 0), the whole lot ages, then @rest (the
+ * full periods in between plus the tail that opens the new current
+ * period) is added. The seed's order: only the sums' truncation points,
+ * not the meaning, differ from mainline's. A mask, not a branch: the three
+ * sums' roll-overs run straight through.
  */
-static inline uint32_t roll_over(uint32_t val, bool counted, uint32_t head,
-				 struct decay_factor f, uint32_t full_sum, uint32_t tail)
+static inline uint32_t roll_over(uint32_t val, uint32_t counted, uint32_t head, struct decay_factor f, uint32_t rest)
 {
-	if (counted)
-		val += head;
-	val = decay_by(val, f);
-	if (counted)
-		val += full_sum + tail;
-	return val;
+	return decay_by(val + (head & counted), f) + (rest & counted);
 }
 
 /* pelt_update() once a unit or more may have passed (or the clock went back). */
@@ -144,83 +141,106 @@ int pelt_update_elapsed(struct sched_avg *sa, uint64_t now_ns, bool runnable, bo
 	KASSERT_DEBUG(sa != NULL);
 	/* pelt_update() has returned already when less than a unit passed (if not, units is 0 below). */
 	delta_ns = now_ns - sa->last_update_ns;
-	if (!(delta_ns >> 63) && pelt_within_period(sa, delta_ns, &units)) {
-		/* Inside the period (pelt_update() does this inline; other callers get here). */
-		KASSERT_DEBUG(runnable || !running);
-		KASSERT_DEBUG(scale <= PELT_SCALE);
-		pelt_accrue(sa, units, runnable, running, scale);
-		check_bounds(sa);
-		return 0;
+	if (!(delta_ns >> 32)) {
+		if (pelt_within_period(sa, (uint32_t)delta_ns, &units)) {
+			/* Inside the period (pelt_update() does this inline; other callers get here). */
+			KASSERT_DEBUG(runnable || !running);
+			KASSERT_DEBUG(scale <= PELT_SCALE);
+			pelt_accrue(sa, units, runnable, running, scale);
+			check_bounds(sa);
+			return 0;
+		}
+		return pelt_update_crossing(sa, units, pelt_state(runnable, running), scale);
 	}
-	return pelt_update_crossing(sa, delta_ns, runnable, running, scale);
+	return pelt_update_far(sa, delta_ns, runnable, running, scale);
 }
 
-int pelt_update_crossing(struct sched_avg *sa, uint64_t delta_ns, bool runnable, bool running, uint32_t scale)
+/*
+ * The roll-over both slow paths end in, inside their write section (which
+ * it closes), last_update_ns already advanced: @head units complete the
+ * current period, @boundaries period ends are crossed (any count from
+ * BOUNDARIES_EMPTY on means "all"), @tail units open the new current
+ * period. @state: enum pelt_state.
+ */
+static inline void roll_periods(struct sched_avg *sa, uint32_t head, uint32_t boundaries, uint32_t tail,
+				unsigned int state, uint32_t scale)
 {
-	uint32_t units, head, tail, boundaries, full_sum;
+	uint32_t full_sum, runnable, running;	/* the last two: masks for roll_over() */
 	struct decay_factor f;
-	int crossed;
 
-	KASSERT_DEBUG(sa != NULL);
+	KASSERT_DEBUG(boundaries >= 1 && tail < PELT_PERIOD_UNITS);
+	/*
+	 * From BOUNDARIES_EMPTY on, the sums (below 2^17) and the history
+	 * limit have decayed to 0 whatever the count: clamped, not a branch.
+	 */
+	if (boundaries > BOUNDARIES_EMPTY)
+		boundaries = BOUNDARIES_EMPTY;
+	f = decay_factor(boundaries);
+	/*
+	 * pelt_periods_sum(boundaries - 1), in 32 bits, without decay_short()'s
+	 * test of 0: y^(n - 1) * L truncates as y^(n + 31) * 2L does.
+	 */
+	full_sum = HISTORY_LIMIT - decay_by(2 * HISTORY_LIMIT, decay_factor(boundaries + PELT_HALFLIFE - 1));
+
+	runnable = -(state & PELT_RUNNABLE);
+	running = -(state >> 1);
+	sa->runnable_avg_sum = roll_over(sa->runnable_avg_sum, runnable, head, f, full_sum + tail);
+	if (__builtin_expect(scale == PELT_SCALE, 1))
+		sa->usage_avg_sum = roll_over(sa->usage_avg_sum, running, head, f, full_sum + tail);
+	else
+		sa->usage_avg_sum = roll_over(sa->usage_avg_sum, running, pelt_scale_units(head, scale), f,
+					      pelt_scale_units(full_sum, scale) + pelt_scale_units(tail, scale));
+	sa->runnable_avg_period = roll_over(sa->runnable_avg_period, ~0u, head, f, full_sum + tail);
+	sa->period_contrib = tail;
+	check_bounds(sa);
+	seqcount_write_end(&sa->seq);
+}
+
+/*
+ * Never inlined: pelt_update_scaled(), inline on every hot path, calls it
+ * once a period or less, so a copy in each caller would only grow them;
+ * and the pelt microbench then times the call those callers make (LTO
+ * inlined it into the bench's loop alone, 79 instructions instead of 97).
+ */
+__attribute__((noinline)) int pelt_update_crossing(struct sched_avg *sa, uint32_t units, unsigned int state,
+						   uint32_t scale)
+{
+	/* From the current period's start: its end and every later one at a multiple of PELT_PERIOD_UNITS. */
+	uint32_t contrib = sa->period_contrib, from_start = contrib + units;
+
+	KASSERT_DEBUG(state == PELT_IDLE || state == PELT_RUNNABLE || state == PELT_RUNNING);
+	KASSERT_DEBUG(scale <= PELT_SCALE);
+	KASSERT_DEBUG(from_start >= PELT_PERIOD_UNITS && units < (1u << (32 - PELT_UNIT_SHIFT)));
+	seqcount_write_begin(&sa->seq);
+	/* Whole units only: the sub-unit remainder stays for the next update. */
+	sa->last_update_ns += (uint64_t)units << PELT_UNIT_SHIFT;
+	roll_periods(sa, PELT_PERIOD_UNITS - contrib, from_start / PELT_PERIOD_UNITS, from_start % PELT_PERIOD_UNITS,
+		     state, scale);
+	return (int)(from_start / PELT_PERIOD_UNITS);
+}
+
+int pelt_update_far(struct sched_avg *sa, uint64_t delta_ns, bool runnable, bool running, uint32_t scale)
+{
+	uint64_t units64 = delta_ns >> PELT_UNIT_SHIFT, periods;
+	uint32_t head;
+
 	KASSERT_DEBUG(runnable || !running);
 	KASSERT_DEBUG(scale <= PELT_SCALE);
-
+	seqcount_write_begin(&sa->seq);
 	if (delta_ns >> 63) {	/* now is before the last update (modulo 2^64) */
 		/* The clock went backwards (a CPU whose clock lags): resynchronise. */
-		seqcount_write_begin(&sa->seq);
 		sa->last_update_ns += delta_ns;	/* = now */
 		seqcount_write_end(&sa->seq);
 		return 0;
 	}
-	units = (uint32_t)delta_ns >> PELT_UNIT_SHIFT;	/* the < 4 s branch's; the other computes its own */
-
-	seqcount_write_begin(&sa->seq);
-	if (delta_ns >> 32) {
-		/* Over 4 s (4096 periods): everything old has decayed away. */
-		uint64_t units64 = delta_ns >> PELT_UNIT_SHIFT, periods;
-
-		sa->last_update_ns += units64 << PELT_UNIT_SHIFT;
-		head = PELT_PERIOD_UNITS - sa->period_contrib;
-		periods = (units64 - head) / PELT_PERIOD_UNITS + 1;
-		crossed = periods > INT_MAX ? INT_MAX : (int)periods;
-		units = UNITS_SATURATED + (uint32_t)((units64 - head) % PELT_PERIOD_UNITS);
-	} else {
-		/* Whole units only: the sub-unit remainder stays for the next update. */
-		sa->last_update_ns += units << PELT_UNIT_SHIFT;
-		/*
-		 * head completes the current period; what is left is some whole
-		 * periods and a tail that opens the new current period.
-		 */
-		head = PELT_PERIOD_UNITS - sa->period_contrib;
-		units -= head;
-		crossed = (int)(units / PELT_PERIOD_UNITS + 1);
-	}
-	boundaries = units / PELT_PERIOD_UNITS + 1;
-	tail = units % PELT_PERIOD_UNITS;
-	if (boundaries < PERIODS_EMPTY) {
-		f = decay_factor(boundaries);
-		/* pelt_periods_sum(boundaries - 1), in 32 bits. */
-		full_sum = HISTORY_LIMIT - decay_short(HISTORY_LIMIT, boundaries - 1);
-	} else {
-		f.halvings = 31;	/* 16-bit sums: as good as emptied */
-		f.mult = 0;
-		full_sum = HISTORY_LIMIT;
-	}
-
-	sa->runnable_avg_sum = roll_over(sa->runnable_avg_sum, runnable, head,
-					 f, full_sum, tail);
-	if (__builtin_expect(scale == PELT_SCALE, 1))
-		sa->usage_avg_sum = roll_over(sa->usage_avg_sum, running, head, f, full_sum, tail);
-	else
-		sa->usage_avg_sum = roll_over(sa->usage_avg_sum, running, pelt_scale_units(head, scale), f,
-					      pelt_scale_units(full_sum, scale), pelt_scale_units(tail, scale));
-	sa->runnable_avg_period = roll_over(sa->runnable_avg_period, true, head,
-					    f, full_sum, tail);
-	sa->period_contrib = tail;
-	check_bounds(sa);
-	seqcount_write_end(&sa->seq);
-
-	return crossed;
+	KASSERT_DEBUG(delta_ns >> 32);
+	/* Over 4 s (4096 periods): everything old has decayed away. */
+	sa->last_update_ns += units64 << PELT_UNIT_SHIFT;
+	head = PELT_PERIOD_UNITS - sa->period_contrib;
+	periods = (units64 - head) / PELT_PERIOD_UNITS + 1;
+	roll_periods(sa, head, BOUNDARIES_EMPTY, (uint32_t)((units64 - head) % PELT_PERIOD_UNITS),
+		     pelt_state(runnable, running), scale);
+	return periods > INT_MAX ? INT_MAX : (int)periods;
 }
 
 void pelt_snapshot(const struct sched_avg *sa, struct sched_avg *snap)

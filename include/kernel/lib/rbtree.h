@@ -13,6 +13,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "kernel/lib/panic.h"
+
 struct rb_node {
 	struct rb_node *left, *right, *parent;
 	bool red;
@@ -43,6 +45,25 @@ void rb_erase(struct rb_root *tree, struct rb_node *node);
  * predecessor and before its successor.
  */
 void rb_replace(struct rb_root *tree, struct rb_node *old, struct rb_node *new);
+
+/* Is @node the tree's only node? */
+static inline bool rb_is_single(const struct rb_root *tree, const struct rb_node *node)
+{
+	return tree->root == node && !node->left && !node->right;
+}
+
+/*
+ * rb_replace() for the tree's only node (rb_is_single()): @new becomes the
+ * tree; @old, already without links, leaves it. A few stores.
+ */
+static inline void rb_replace_single(struct rb_root *tree, struct rb_node *old, struct rb_node *new)
+{
+	KASSERT_DEBUG(rb_is_single(tree, old) && !old->parent && !old->red && new != old);
+	(void)old;
+	new->left = new->right = new->parent = NULL;
+	new->red = false;
+	tree->root = tree->leftmost = new;
+}
 
 static inline struct rb_node *rb_first(const struct rb_root *tree)
 {

@@ -105,12 +105,27 @@ void pelt_init(struct sched_avg *sa, uint64_t now_ns);
 int pelt_update_elapsed(struct sched_avg *sa, uint64_t now_ns, bool runnable, bool running, uint32_t scale);
 
 /*
- * pelt_update_elapsed() for a @delta_ns = now - last update that its
- * caller has found to cross the current period's end (or to be negative:
- * the clock went back): pelt_update_scaled()'s slow path, without the
- * subtraction and the within-period test it has just done.
+ * The entity's state during the time an update accounts, as one number for
+ * the slow path's arguments (four, all in registers): a bit each, running
+ * (which implies runnable) the upper one.
  */
-int pelt_update_crossing(struct sched_avg *sa, uint64_t delta_ns, bool runnable, bool running, uint32_t scale);
+enum pelt_state { PELT_IDLE = 0, PELT_RUNNABLE = 1, PELT_RUNNING = 3 };
+
+static inline unsigned int pelt_state(bool runnable, bool running)
+{
+	return (unsigned int)runnable | (unsigned int)running << 1;
+}
+
+/*
+ * pelt_update_elapsed()'s slow paths, for a @delta_ns = now - last update
+ * that its caller has found to cross the current period's end:
+ * pelt_update_crossing() for one below 2^32 ns (4 s), given as its whole
+ * @units (@state: enum pelt_state), pelt_update_far() for a longer one or
+ * a negative one (the clock went back). pelt_update_scaled()'s calls,
+ * without the subtraction and the tests it has just done.
+ */
+int pelt_update_crossing(struct sched_avg *sa, uint32_t units, unsigned int state, uint32_t scale);
+int pelt_update_far(struct sched_avg *sa, uint64_t delta_ns, bool runnable, bool running, uint32_t scale);
 
 /*
  * Frequency invariance: running time counts @scale / PELT_SCALE of itself
@@ -139,11 +154,11 @@ static inline void pelt_accrue(struct sched_avg *sa, uint32_t units, bool runnab
 	seqcount_write_end(&sa->seq);
 }
 
-/* The whole units in @delta_ns (*@units); true when they stay inside the current period (no decay due). */
-static inline bool pelt_within_period(const struct sched_avg *sa, uint64_t delta_ns, uint32_t *units)
+/* The whole units in @delta_ns (below 2^32) (*@units); true when they stay inside the current period (no decay due). */
+static inline bool pelt_within_period(const struct sched_avg *sa, uint32_t delta_ns, uint32_t *units)
 {
-	*units = (uint32_t)delta_ns >> PELT_UNIT_SHIFT;
-	return !(delta_ns >> 32) && *units < PELT_PERIOD_UNITS - sa->period_contrib;
+	*units = delta_ns >> PELT_UNIT_SHIFT;
+	return *units < PELT_PERIOD_UNITS - sa->period_contrib;
 }
 
 /*
@@ -159,11 +174,13 @@ static inline int pelt_update_scaled(struct sched_avg *sa, uint64_t now_ns, bool
 
 	if (delta_ns < (1u << PELT_UNIT_SHIFT))
 		return 0;
-	if (pelt_within_period(sa, delta_ns, &units)) {
+	if (__builtin_expect(delta_ns >> 32, 0))
+		return pelt_update_far(sa, delta_ns, runnable, running, scale);
+	if (pelt_within_period(sa, (uint32_t)delta_ns, &units)) {
 		pelt_accrue(sa, units, runnable, running, scale);
 		return 0;
 	}
-	return pelt_update_crossing(sa, delta_ns, runnable, running, scale);
+	return pelt_update_crossing(sa, units, pelt_state(runnable, running), scale);
 }
 
 /* At the top frequency (or with no DVFS): running time counts in full. */
@@ -208,9 +225,31 @@ static inline bool pelt_is_light(const struct sched_avg *sa)
  * tests/host/test_pelt.c). Lets a wake-up skip the update when this holds.
  */
 #define PELT_LIGHT_MARGIN 8u
+static inline bool pelt_sums_stay_light(uint32_t usage_avg_sum, uint32_t runnable_avg_period)
+{
+	return ((uint64_t)usage_avg_sum << 2) + PELT_LIGHT_MARGIN < runnable_avg_period;
+}
+
 static inline bool pelt_stays_light(const struct sched_avg *sa)
 {
-	return ((uint64_t)sa->usage_avg_sum << 2) + PELT_LIGHT_MARGIN < sa->runnable_avg_period;
+	return pelt_sums_stay_light(sa->usage_avg_sum, sa->runnable_avg_period);
+}
+
+/*
+ * Does @sa (another CPU's entity: a seqcount read of two words, not
+ * pelt_snapshot()'s copy) stay light however long it sleeps? The wake-up's
+ * packing test, which needs the whole average only when this fails.
+ */
+static inline bool pelt_read_stays_light(const struct sched_avg *sa)
+{
+	uint32_t seq, usage_sum, period_sum;
+
+	do {
+		seq = seqcount_read_begin(&sa->seq);
+		usage_sum = READ_ONCE(sa->usage_avg_sum);
+		period_sum = READ_ONCE(sa->runnable_avg_period);
+	} while (seqcount_read_retry(&sa->seq, seq));
+	return pelt_sums_stay_light(usage_sum, period_sum);
 }
 
 /*

@@ -93,6 +93,7 @@ struct task {
 	volatile int cpu;		/* rq the task belongs to */
 	bool on_rq;			/* queued or running on task->cpu */
 	bool is_idle;
+	bool recheck_cpu;		/* its affinity changed since placed: may have to leave p->cpu */
 	bool detached;			/* freed at exit: nobody joins it */
 #ifdef CONFIG_SCHED_DEBUG
 	volatile bool on_cpu;		/* its stack is in use on some CPU (debug check, as Linux's on_cpu) */
@@ -114,7 +115,6 @@ struct task {
 	int wake_flags;			/* ENQ_* for the wake-list enqueue */
 	uint64_t wait_start_ns;		/* when last made runnable */
 	uint64_t nr_switches, nr_migrations, nr_wakeups;
-	uint64_t last_ran_ns;
 	struct sched_rt_entity rt;	/* real-time class */
 };
 
@@ -143,7 +143,8 @@ struct rq {
 	uint64_t ticks;			/* scheduler ticks handled */
 	uint32_t tick_skew_ns;		/* this CPU's tick grid: k * period + this (tick_slot_after()) */
 	volatile uint64_t last_tick_ns;	/* soft-lockup watchdog: last sign of life */
-	uint64_t idle_ns, busy_ns;	/* time accounting */
+	uint64_t idle_ns, busy_ns;	/* time accounting, up to stretch_ns (sched_cpu_time()) */
+	uint64_t stretch_ns;		/* when the CPU last left or entered its idle task */
 	uint64_t idle_enter_ns;
 	uint64_t next_balance_ns[4];	/* per domain level */
 	uint64_t next_balance_any_ns;	/* min of next_balance_ns[] */
@@ -152,7 +153,6 @@ struct rq {
 	volatile bool nohz_kick;	/* asked to balance for idle CPUs */
 	bool newidle;			/* just switched to idle: balance once */
 	struct task *deferred_push;	/* runnable but no longer allowed here */
-	struct task *yield_skip;	/* curr called task_yield(): pick another if any */
 	struct task *deferred_free;	/* detached task that just exited */
 	uint64_t tick_overruns;		/* ticks that ended past their next slot (tick_fn) */
 	volatile bool timer_kick;	/* the watchdog saw this CPU's timer interrupt late: run due timers */
@@ -336,6 +336,8 @@ void sched_ipi(void);			/* IPI_RESCHEDULE */
 void sched_irq_exit(void);		/* end of every IRQ: preempt if needed */
 void sched_finish_switch(void);		/* first thing a new task runs */
 
+/* @cpu's busy and idle time up to @now, the stretch in progress included (no lock: a snapshot). */
+void sched_cpu_time(int cpu, uint64_t now, uint64_t *busy_ns, uint64_t *idle_ns);
 /* Iteration for ps/top: calls fn for each live task, with no lock held. */
 void sched_for_each_task(void (*fn)(const struct task *t, void *arg), void *arg);
 const char *task_state_name(const struct task *t);
