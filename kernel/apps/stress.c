@@ -57,6 +57,7 @@ struct worker {
 	volatile uint32_t pending;	/* tokens sent, not yet consumed */
 	volatile uint32_t owed;		/* tokens sent in total */
 	uint64_t first_sent_ns;		/* the first send to end in a patient wait (0: none yet; the wait resets it) */
+	uint64_t wakeups_before;	/* the task's nr_wakeups when its patient wait began */
 	uint64_t last_woken_ns;		/* latest sender's wake_up() that made it runnable (atomic max) */
 	uint32_t consumed;
 	uint32_t sent, affinity_changes, nice_changes, policy_changes, sleeps;
@@ -145,7 +146,10 @@ static bool all_tokens_in(const struct worker *me)
  * rides along) but that then waited in a run queue (at nice 19 beside nice
  * -20 workers) and was re-queued late by an affinity change or the
  * balancer (both stamp wait_start_ns again) was delayed, not lost: the
- * starvation detector judges that.
+ * starvation detector judges that. Nor does a task that never slept:
+ * preempted before its wait could sleep, it waits in run queues as a
+ * runnable task (a migration stamps wait_start_ns late) and finds the
+ * token when it runs; no wake_up() counts for it in the wait.
  */
 static long long since_us(uint64_t t, uint64_t from)
 {
@@ -158,6 +162,9 @@ static void check_late(struct worker *me, uint64_t deadline, uint64_t span)
 	uint64_t made_runnable = READ_ONCE(me->task->wait_start_ns);
 	uint64_t woken_at = __atomic_load_n(&me->last_woken_ns, __ATOMIC_ACQUIRE);
 
+	/* Never woken since the wait began: it never slept (preempted before it could), so nothing was lost. */
+	if (me->task->nr_wakeups == me->wakeups_before)
+		return;
 	if (now < deadline || !sent_at || sent_at + span / 2 > deadline || made_runnable < sent_at + span / 2 ||
 	    woken_at >= deadline - span)
 		return;
@@ -181,6 +188,7 @@ static void consume(struct worker *me, uint64_t deadline, uint64_t span)
 	 * token before it too, and the wait returns at once with it.
 	 */
 	if (span) {
+		me->wakeups_before = me->task->nr_wakeups;	/* running: nobody wakes it now */
 		__atomic_store_n(&me->first_sent_ns, 0, __ATOMIC_RELAXED);
 		smp_mb();
 	}
