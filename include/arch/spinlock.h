@@ -156,7 +156,7 @@ static inline const spinlock_t *spin_waiting(int cpu)
 #endif
 }
 
-/* The ticket @cpu spins with (valid while spin_waiting(@cpu) is not NULL). */
+/* The ticket @cpu spins with (meaningful while spin_waiting(@cpu) is not NULL). */
 static inline unsigned int spin_waiting_ticket_of(int cpu)
 {
 #if defined(CONFIG_SCHED_DEBUG) && defined(__arm__)

@@ -48,7 +48,8 @@ static void watchdog_kick_late_timer(int cpu, const struct timers_diag *td, uint
 }
 
 /*
- * ", spinning for <lock> held by cpuN (taken at pc) with K tickets ahead":
+ * ", spinning for <lock> held by cpuN (taken at pc), serving ticket T of M;
+ * spinning: cpuA=t ...":
  * the lock @cpu waits for (debug kernels on ARM record it), empty if none.
  * A run queue's lock is named; others by address (kernel.map says whose).
  */
