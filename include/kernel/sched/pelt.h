@@ -174,7 +174,7 @@ static inline int pelt_update_scaled(struct sched_avg *sa, uint64_t now_ns, bool
 
 	if (delta_ns < (1u << PELT_UNIT_SHIFT))
 		return 0;
-	if (__builtin_expect(delta_ns >> 32, 0))
+	if (__builtin_expect((delta_ns >> 32) != 0, 0))
 		return pelt_update_far(sa, delta_ns, runnable, running, scale);
 	if (pelt_within_period(sa, (uint32_t)delta_ns, &units)) {
 		pelt_accrue(sa, units, runnable, running, scale);
