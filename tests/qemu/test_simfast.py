@@ -264,7 +264,9 @@ def test_energy_pushes_a_running_task_that_outgrows_its_a7():
              for ln in events if "sched_migrate_task: comm=grow-0" in ln]
     busy_from = start + 0.300
     assert pushes and pushes[0][1] < 2 and busy_from < pushes[0][0] <= busy_from + 0.064 + 3 * 0.024, (start, pushes)
-    assert (pushes[0][0], pushes[0][1]) in moves, (pushes, moves)
+    # The push is carried out at the task's next switch: a move to the push's
+    # CPU within a tick of it (the trace's clock may step between the two).
+    assert any(cpu == pushes[0][1] and 0 <= t - pushes[0][0] <= 0.004 for t, cpu in moves), (pushes, moves)
 
 
 def test_energy_without_a_choice_says_why_once_at_boot():
