@@ -7,16 +7,13 @@
 #include "kernel/lib/panic.h"
 
 static cpumask_t level_cpus[CPUPRI_NR_LEVELS];
-static int level_count[CPUPRI_NR_LEVELS];
 static int cpu_level[CONFIG_NR_CPUS];
 
 void cpupri_init(void)
 {
 	memset(level_cpus, 0, sizeof(level_cpus));
-	memset(level_count, 0, sizeof(level_count));
 	/* Every CPU starts at level 0: the mask holds them all, online or not (callers and with allowed). */
 	cpumask_fill(&level_cpus[0], CONFIG_NR_CPUS);
-	level_count[0] = CONFIG_NR_CPUS;
 	memset(cpu_level, 0, sizeof(cpu_level));
 }
 
@@ -28,9 +25,7 @@ void cpupri_set(int cpu, int level)
 	if (old == level)
 		return;
 	cpumask_set_atomic(&level_cpus[level], cpu);
-	__atomic_fetch_add(&level_count[level], 1, __ATOMIC_RELEASE);
 	cpumask_clear_atomic(&level_cpus[old], cpu);
-	__atomic_fetch_sub(&level_count[old], 1, __ATOMIC_RELEASE);
 	cpu_level[cpu] = level;
 }
 
@@ -42,10 +37,10 @@ int cpupri_get(int cpu)
 int cpupri_find(const cpumask_t *allowed, int below, cpumask_t *out)
 {
 	for (int level = 0; level < below && level < CPUPRI_NR_LEVELS; level++) {
-		if (!__atomic_load_n(&level_count[level], __ATOMIC_ACQUIRE))
+		if (cpumask_first_and(&level_cpus[level], allowed) < 0)
 			continue;
 		cpumask_and(out, &level_cpus[level], allowed);
-		if (!cpumask_empty(out))
+		if (!cpumask_empty(out))	/* the level may have emptied since the test */
 			return level;
 	}
 	return -1;
