@@ -397,8 +397,16 @@ static void activate(struct rq *rq, struct task *p, int flags)
 	KASSERT_DEBUG(!p->on_rq && p->cpu == rq->cpu);
 	/* Woken: it slept until now. New or moved: it was waiting to run. */
 	update_task_avg(p, rq->clock, !(flags & ENQ_WAKEUP), false, PELT_SCALE);
-	if (!rq->curr->is_idle)
-		sched_class_call(rq->curr->sched_class, update_curr, rq, rq->clock);
+	/*
+	 * The running task's runtime, for an enqueue that reads it: a wakee of
+	 * its own class (the fair class places by the current min_vruntime).
+	 * Another class's enqueue and the preemption check between classes do
+	 * not; the switch or the tick brings curr up to date (as Linux's
+	 * enqueue_task_rt() leaves the CFS curr alone). The idle task first:
+	 * the wake-up from idle pays one test, as before.
+	 */
+	if (!rq->curr->is_idle && rq->curr->sched_class == p->sched_class)
+		sched_class_call(p->sched_class, update_curr, rq, rq->clock);
 	enqueue_task(rq, p, flags);
 	rq_avg_sync(rq, rq->clock);
 	cpufreq_update(rq->cpu, rq->clock, p->prio > 0 ? CPUFREQ_RT : CPUFREQ_ENQUEUE);

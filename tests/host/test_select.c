@@ -263,6 +263,32 @@ KT_CASE(wake_up_enqueues_on_the_chosen_cpu)
 }
 
 /*
+ * A fair wakee is placed, and judged for preemption, against the running
+ * fair task's vruntime as of the wake-up: activate() brings curr's runtime
+ * up to date before the enqueue (here 50 ms since its last update).
+ */
+KT_CASE(a_fair_wake_up_accounts_the_running_tasks_runtime_first)
+{
+	struct rq *rq;
+
+	machine(4);
+	make_busy(1);
+	rq = cpu_rq(1);
+	rq->cfs.curr = &busy[1].se;
+	busy[1].se.exec_start = host_fake_now;
+	allow2(1, 1);
+	host_fake_now += 50000000ull;
+	host_set_cpu_id(1);
+	wakee.cpu = 1;
+	KT_ASSERT(wake_up(&wakee));
+	KT_ASSERT_EQ(wakee.cpu, 1);
+	KT_ASSERT_EQ(busy[1].se.sum_exec_runtime, 50000000ull);
+	KT_ASSERT_EQ(busy[1].se.exec_start, host_fake_now);
+	KT_ASSERT(rq->need_resched);	/* 50 ms ahead of a sleeper: it gives way */
+	host_set_cpu_id(0);
+}
+
+/*
  * The issue's case on a machine with power rails (pack=rails): 16 CPUs,
  * clusters of 4 (0-7 big, 8-15 little, one rail each; buddies 8,..,8, then
  * 8..11 their own, 12..15 on 8). A light task of CPU 9 wakes while its
