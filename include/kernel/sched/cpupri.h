@@ -5,11 +5,11 @@
  *
  * Each CPU is at one level: 0 when no RT task is queued there, else the
  * highest RT priority queued there (curr included). Per level a CPU mask,
- * updated with atomics by the CPU's rq lock holder (a level's emptiness is
- * its mask's: no separate count to keep, two atomics per move, not four);
- * readers take no lock, so an answer is a hint the RT class re-checks under
- * the rq locks before it moves a task. A CPU moving between levels is set
- * in the new level before it leaves the old, so it is never in neither.
+ * updated with atomics by the CPU's rq lock holder (a level is empty when
+ * its mask is: two atomics per move); readers take no lock, so an answer
+ * is a hint the RT class re-checks under the rq locks before it moves a
+ * task. A CPU moving between levels is set in the new level before it
+ * leaves the old, so it is never in neither.
  */
 #ifndef KERNEL_SCHED_CPUPRI_H
 #define KERNEL_SCHED_CPUPRI_H
