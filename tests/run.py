@@ -11,6 +11,10 @@ missing) is a SKIP, never a PASS: it is counted apart, on the line before the
 last. With --strict (CI, `make test STRICT=1`), a skip for something
 tools/ensure-deps.sh installs (required=True) is a failure.
 
+Every failure, with its detail, is also appended to build/test-failures.log
+(the run's start time and arguments above it): a failure that scrolled past
+can be read there after the run.
+
 A QEMU test marked `exclusive` (decorator in tests/qemu/qemulib.py) runs
 after all the others, alone: one that needs real parallel vCPUs (MTTCG, no
 icount) measures the host as much as the kernel when other QEMUs compete
@@ -107,6 +111,14 @@ def main():
     if not a.host_only:
         jobs += [(n, run_qemu, (n, f)) for n, f in qemu_tests() if a.k in n]
 
+    fail_log = os.path.join(ROOT, "build", "test-failures.log")
+    started = time.strftime("%Y-%m-%d %H:%M:%S")
+
+    def keep_failure(case, text):
+        os.makedirs(os.path.dirname(fail_log), exist_ok=True)
+        with open(fail_log, "a") as f:
+            f.write("== %s, tests/run.py %s\nFAIL %s\n%s\n" % (started, " ".join(sys.argv[1:]), case, text))
+
     shared = [j for j in jobs if not getattr(j[2][-1], "exclusive", False)]
     alone = [j for j in jobs if getattr(j[2][-1], "exclusive", False)]
     passed = failed = skipped = 0
@@ -119,6 +131,7 @@ def main():
                 if a.strict and required:
                     failed += 1
                     print("FAIL %s\n    skipped, and --strict: %s" % (case, why))
+                    keep_failure(case, "    skipped, and --strict: %s" % why)
                 else:
                     skipped += 1
                     print("SKIP %s: %s" % (case, why))
@@ -127,9 +140,11 @@ def main():
                 print("PASS %s" % case)
             else:
                 failed += 1
+                text = "\n".join("    %s" % line for line in str(detail).splitlines())
                 print("FAIL %s" % case)
-                for line in str(detail).splitlines():
-                    print("    %s" % line)
+                if text:
+                    print(text)
+                keep_failure(case, text)
         sys.stdout.flush()
 
     with concurrent.futures.ThreadPoolExecutor(max_workers=a.j) as ex:
@@ -141,6 +156,8 @@ def main():
     if skipped:
         print("%d skipped" % skipped)
     print("%d passed, %d failed" % (passed, failed))
+    if failed:
+        print("failures kept in %s" % os.path.relpath(fail_log, os.getcwd()))
     return 1 if failed or passed == 0 else 0
 
 
