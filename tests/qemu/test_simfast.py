@@ -144,6 +144,18 @@ def test_rt_throttling_leaves_fair_tasks_their_five_percent():
     assert len(rt) == 1 and 80000 <= rt[0] <= 120000, rt
 
 
+def test_rt_throttling_period_starts_with_the_rt_work_whenever_it_comes():
+    # An RT hog and a fair task on cpu1 (the console on cpu0), started 0, 0.3 and
+    # 0.7 s after boot: the fair task's 50 ms of the hog's first second do not
+    # depend on when it starts (a period anchored at boot's whole seconds gives
+    # it nothing at 0.3 and 0.7: 0.7 + 0.3 s of RT each side of a boundary).
+    for off in (0, 300, 700):
+        p = sim("vexpress-a9", "sleep %d; taskset 2 chrt -f 50 spawn 1 1500; taskset 2 schedtest fair 1 1000" % off)
+        assert p.returncode == 0, p.stderr
+        rt = fair_runtimes(p.stdout)
+        assert len(rt) == 1 and 45000 <= rt[0] <= 51000, (off, rt)
+
+
 def test_rt_tasks_spread_over_cpus_running_fair_tasks():
     # Four fair hogs on the four CPUs: two RT threads each take a CPU from a
     # fair task (the lowest priority, cpupri level 0), none waits behind the
