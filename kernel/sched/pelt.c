@@ -278,6 +278,20 @@ uint32_t pelt_runnable_ratio(const struct sched_avg *sa)
 	return pelt_ratio(sa->runnable_avg_sum, sa->runnable_avg_period);
 }
 
+void pelt_add_usage(struct sched_avg *sa, uint32_t ratio)
+{
+	uint32_t period = sa->runnable_avg_period;
+	uint32_t add = (uint32_t)(((uint64_t)period * ratio) >> PELT_SCALE_SHIFT);
+
+	KASSERT_DEBUG(ratio <= PELT_SCALE);
+	seqcount_write_begin(&sa->seq);
+	sa->runnable_avg_sum = sa->runnable_avg_sum + add < period ? sa->runnable_avg_sum + add : period;
+	sa->usage_avg_sum = sa->usage_avg_sum + add < sa->runnable_avg_sum ? sa->usage_avg_sum + add
+									    : sa->runnable_avg_sum;
+	seqcount_write_end(&sa->seq);
+	check_bounds(sa);
+}
+
 uint32_t pelt_usage_ratio(const struct sched_avg *sa)
 {
 	return pelt_ratio(sa->usage_avg_sum, sa->runnable_avg_period);

@@ -760,6 +760,44 @@ KT_CASE(ratios)
 	KT_ASSERT_EQ(pelt_usage_ratio(&sa), 300 * 1024 / 1000);
 }
 
+KT_CASE(add_usage_raises_the_ratio_within_the_bounds)
+{
+	struct sched_avg sa;
+
+	/* 25% running, 50% runnable over 1000 units: +50% of the history running. */
+	pelt_init(&sa, 0);
+	pelt_update(&sa, 250 * UNIT_NS, true, true);
+	pelt_update(&sa, 500 * UNIT_NS, true, false);
+	pelt_update(&sa, 1000 * UNIT_NS, false, false);
+	pelt_add_usage(&sa, 512);
+	KT_ASSERT_EQ(sa.usage_avg_sum, 750);
+	KT_ASSERT_EQ(sa.runnable_avg_sum, 1000);	/* raised with it, capped by the period */
+	KT_ASSERT_EQ(pelt_usage_ratio(&sa), 750 * 1024 / 1000);
+	/* Room below the period: both sums rise by the share (10% + 25% running, 20% + 25% runnable). */
+	pelt_init(&sa, 0);
+	pelt_update(&sa, 100 * UNIT_NS, true, true);
+	pelt_update(&sa, 200 * UNIT_NS, true, false);
+	pelt_update(&sa, 1000 * UNIT_NS, false, false);
+	pelt_add_usage(&sa, 256);
+	KT_ASSERT_EQ(sa.usage_avg_sum, 350);
+	KT_ASSERT_EQ(sa.runnable_avg_sum, 450);
+	/* Capped at 100%; usage never above runnable. */
+	pelt_add_usage(&sa, 1024);
+	KT_ASSERT_EQ(sa.usage_avg_sum, 1000);
+	KT_ASSERT_EQ(pelt_usage_ratio(&sa), 1024);
+	/* Nothing to add to: an empty history stays empty. */
+	pelt_init(&sa, 0);
+	pelt_add_usage(&sa, 512);
+	KT_ASSERT_EQ(pelt_usage_ratio(&sa), 0);
+	/* It decays as any history: running on, the ratio keeps rising from there. */
+	pelt_init(&sa, 0);
+	pelt_update(&sa, 500 * 1024 * UNIT_NS, true, false);	/* on a period boundary, history saturated */
+	pelt_add_usage(&sa, 512);
+	KT_ASSERT(pelt_usage_ratio(&sa) >= 511 && pelt_usage_ratio(&sa) <= 512);
+	pelt_update(&sa, (500 + 32) * 1024 * UNIT_NS, true, true);	/* a half-life running: 1 - 0.5 / 2 */
+	KT_ASSERT(pelt_usage_ratio(&sa) >= 766 && pelt_usage_ratio(&sa) <= 768);
+}
+
 KT_CASE(load_contrib)
 {
 	struct sched_avg sa;

@@ -62,15 +62,21 @@ SEED = ("cyclictest -t 8 -q -e 1000000 -D 20 &; cyclictest -t 8 -q -e 1000000 -D
 
 
 def test_packing_halves_cyclictest_energy():
-    runs = {}
-    for mode in ("off", "rails"):
-        r = boot("qemu-tc2", append="pack=" + mode, run=SEED, timeout=180)
-        assert r.status == 0, r
-        window = re.search(r"^energy: energy=(\d+) energy_c0=(\d+) energy_c1=(\d+) ", r.output, re.M)
-        assert window, r
-        runs[mode] = int(window.group(1))
-    e_off, e_rails = runs["off"], runs["rails"]
-    # Quiet host: rails/off = 48% (seeds' TC2: about a third); QEMU's round-robin
-    # interleaving still follows host timing, and a loaded 2-core CI host gave 50.4%
-    # (pack=off 6.83 M instead of 7.10 M). No packing at all would be 100%.
-    assert e_rails < 0.55 * e_off, "pack=rails energy %d is not below 55%% of pack=off %d" % (e_rails, e_off)
+    # Three starts (0, 1, 3 ms later) per mode. How pack=off spreads the threads under QEMU icount
+    # is chaotic: vCPUs take turns, and a few instructions more at thread creation, or a different
+    # start, moved its window from 5.3 M to 4.2 M (the A15 cluster off 4 s of 16), where other
+    # starts give 5.9..6.6 M; one sample per mode is a draw. rails keeps the A15 cluster off the whole
+    # window in every start (the mechanism), and its energy over the three is below 55% of off's
+    # (~48% on a quiet host; the seeds' TC2: about a third; no packing would be 100%).
+    total = {"off": 0, "rails": 0}
+    for pre in ("", "sleep 1; ", "sleep 3; "):
+        for mode in total:
+            r = boot("qemu-tc2", append="pack=" + mode, run=pre + SEED, timeout=180)
+            assert r.status == 0, r
+            window = re.search(r"^energy: energy=(\d+) energy_c0=(\d+) energy_c1=(\d+) .*"
+                               r"cluster0_off_us=(\d+) ", r.output, re.M)
+            assert window, r
+            total[mode] += int(window.group(1))
+            if mode == "rails":
+                assert int(window.group(4)) >= 0.99 * 16e6, (pre, window.group(0))
+    assert total["rails"] < 0.55 * total["off"], total

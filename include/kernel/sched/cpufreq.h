@@ -62,6 +62,8 @@ enum cpufreq_event {
 	CPUFREQ_ENQUEUE,
 	CPUFREQ_DEQUEUE,
 	CPUFREQ_TICK,
+	/* Looked at now, whenever the CPU last looked (cpufreq_update()): */
+	CPUFREQ_NEW,		/* a new task's first share joined the CPU's util */
 	CPUFREQ_RT,		/* an RT task became runnable: top OPP */
 };
 
@@ -192,7 +194,7 @@ static inline void cpufreq_update(int cpu, uint64_t now, enum cpufreq_event ev)
 {
 	/* 64-bit single-copy atomic (ldrexd on ARMv7): another CPU's change of the domain writes it. */
 	if (static_branch_unlikely(&cpufreq_enabled) &&
-	    (ev == CPUFREQ_RT || (int64_t)(now - __atomic_load_n(&cpufreq_next_ns[cpu], __ATOMIC_RELAXED)) >= 0))
+	    (ev >= CPUFREQ_NEW || (int64_t)(now - __atomic_load_n(&cpufreq_next_ns[cpu], __ATOMIC_RELAXED)) >= 0))
 		cpufreq_update_slow(cpu, now, ev);
 }
 

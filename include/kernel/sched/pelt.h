@@ -205,6 +205,14 @@ void pelt_snapshot(const struct sched_avg *sa, struct sched_avg *snap);
 uint32_t pelt_ratio(uint32_t sum, uint32_t period);
 /* Fraction of recent time runnable, resp. running, scaled to PELT_SCALE. */
 uint32_t pelt_runnable_ratio(const struct sched_avg *sa);
+/*
+ * Count @ratio (of PELT_SCALE) more of @sa's history as running and runnable
+ * (each sum capped by the one above it): the usage ratio rises by @ratio,
+ * or to 100%. The owner only. Linux attaches a new entity's util_avg to its
+ * cfs_rq's sum; in this model a run queue's average is its own signal, so
+ * the new task's share is added to that signal's history.
+ */
+void pelt_add_usage(struct sched_avg *sa, uint32_t ratio);
 uint32_t pelt_usage_ratio(const struct sched_avg *sa);
 
 /* weight * runnable_avg_sum / (runnable_avg_period + 1), as the seed's contrib. */
