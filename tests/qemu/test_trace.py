@@ -526,7 +526,10 @@ def test_schedutil_frequencies_from_the_simulator_in_trace_dat_and_json():
     trace2json plots them as a counter track per CPU."""
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, "dump.txt")
-        p = sim("qemu-tc2", "spawn 1 300; sleep 400", "--governor=schedutil", "--trace=" + path)
+        # From powersave's lowest OPPs: schedutil then steps the A7s up three times behind the hog (a
+        # new task's first share alone would take them from their boot OPP to 800 MHz and back to the top).
+        p = sim("qemu-tc2", "cpufreq governor powersave; sleep 20; cpufreq governor schedutil; spawn 1 300; sleep 400",
+                "--governor=schedutil", "--trace=" + path)
         assert p.returncode == 0, p.stderr
         text = open(path).read()
         want = dump_events(text)
