@@ -166,7 +166,7 @@ static void rt_init_rq(struct rq *rq)
 	memset(&rq->rt, 0, sizeof(rq->rt));
 	for (int i = 0; i < RT_NR_PRIO; i++)
 		list_init(&rq->rt.queue[i]);
-	rq->rt.period_start = UINT64_C(1) << 63;	/* ended long ago, whatever the period: the first RT work starts one */
+	rq->rt.period_start = UINT64_C(1) << 63;	/* ended long ago: the first RT work starts one */
 	if (rq->cpu == 0) {	/* sched_init() sets up CPU 0 first: the machine-wide state with it */
 		cpupri_init();
 		memset(&rt_overloaded, 0, sizeof(rt_overloaded));
@@ -236,28 +236,23 @@ static void requeue_tail(struct rq *rq, struct task *p)
 /* ------------------------------------------------------------ running */
 
 /*
- * Throttling periods. A period starts when RT work starts on a CPU whose
- * last period has ended (as Linux's period timer, idle without RT work, is
- * kicked by the next RT enqueue): the runtime is then measured from the
- * work's start, not from a boundary that depends on when the CPU booted.
- * While RT work goes on, periods follow one another (period_roll()).
+ * Start a new throttling period if the last has ended; true if one was
+ * throttled. Called at the ticks that find an RT task running and by the
+ * period timer. While RT work goes on, periods follow one another. When a
+ * whole period has passed without it, a new one starts at this tick (as
+ * Linux's period timer, idle after a period without RT work, is kicked by
+ * the next RT enqueue): the runtime is measured from the work's start (its
+ * first tick, <= 1 tick later), not from a boundary set by when the CPU
+ * booted. Kept out of the wake-up and switch paths.
  */
-static void period_start_if_ended(struct rq *rq, uint64_t now)
-{
-	if (now - rq->rt.period_start < sched_rt_period_ns || rq->rt.throttled)	/* the timer ends that one */
-		return;
-	rq->rt.period_start = now;
-	rq->rt.rt_time = 0;
-}
-
-/* Start a new throttling period if the last has ended; true if one was throttled. */
 static bool period_roll(struct rq *rq, uint64_t now)
 {
 	bool was = rq->rt.throttled;
+	uint64_t since = now - rq->rt.period_start;
 
-	if (now - rq->rt.period_start < sched_rt_period_ns)
+	if (since < sched_rt_period_ns)
 		return false;
-	rq->rt.period_start = now - (now - rq->rt.period_start) % sched_rt_period_ns;
+	rq->rt.period_start = since >= 2 * sched_rt_period_ns ? now : now - since % sched_rt_period_ns;
 	rq->rt.rt_time = 0;
 	rq->rt.throttled = false;
 	return was;
@@ -314,10 +309,8 @@ static struct task *rt_pick_next(struct rq *rq, struct task *prev, bool yield, u
 		return NULL;
 	}
 	next = task_of_rt(rq->rt.queue[h].next);
-	if (next != prev) {
+	if (next != prev)
 		next->rt.exec_start = now;
-		period_start_if_ended(rq, now);
-	}
 	update_waiting(rq, next);
 	if (rq->rt.overloaded)	/* one waits: it may run elsewhere */
 		rt_request(rq, RT_WORK_PUSH);
@@ -338,7 +331,6 @@ static void rt_put_prev(struct rq *rq, struct task *prev)
 static void rt_set_curr(struct rq *rq, struct task *p, uint64_t now)
 {
 	p->rt.exec_start = now;
-	period_start_if_ended(rq, now);
 	update_waiting(rq, p);
 }
 
