@@ -760,24 +760,27 @@ KT_CASE(ratios)
 	KT_ASSERT_EQ(pelt_usage_ratio(&sa), 300 * 1024 / 1000);
 }
 
+/* One period's history from 0: running up to @running units, runnable to @runnable, idle to @total. */
+static void one_period(struct sched_avg *sa, uint32_t running, uint32_t runnable, uint32_t total)
+{
+	pelt_init(sa, 0);
+	pelt_update(sa, (uint64_t)running * UNIT_NS, true, true);
+	pelt_update(sa, (uint64_t)runnable * UNIT_NS, true, false);
+	pelt_update(sa, (uint64_t)total * UNIT_NS, false, false);
+}
+
 KT_CASE(add_usage_raises_the_ratio_within_the_bounds)
 {
 	struct sched_avg sa;
 
 	/* 25% running, 50% runnable over 1000 units: +50% of the history running. */
-	pelt_init(&sa, 0);
-	pelt_update(&sa, 250 * UNIT_NS, true, true);
-	pelt_update(&sa, 500 * UNIT_NS, true, false);
-	pelt_update(&sa, 1000 * UNIT_NS, false, false);
+	one_period(&sa, 250, 500, 1000);
 	pelt_add_usage(&sa, 512);
 	KT_ASSERT_EQ(sa.usage_avg_sum, 750);
 	KT_ASSERT_EQ(sa.runnable_avg_sum, 1000);	/* raised with it, capped by the period */
 	KT_ASSERT_EQ(pelt_usage_ratio(&sa), 750 * 1024 / 1000);
 	/* Room below the period: both sums rise by the share (10% + 25% running, 20% + 25% runnable). */
-	pelt_init(&sa, 0);
-	pelt_update(&sa, 100 * UNIT_NS, true, true);
-	pelt_update(&sa, 200 * UNIT_NS, true, false);
-	pelt_update(&sa, 1000 * UNIT_NS, false, false);
+	one_period(&sa, 100, 200, 1000);
 	pelt_add_usage(&sa, 256);
 	KT_ASSERT_EQ(sa.usage_avg_sum, 350);
 	KT_ASSERT_EQ(sa.runnable_avg_sum, 450);
