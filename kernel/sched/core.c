@@ -391,7 +391,6 @@ void resched_cpu(int cpu)
 		arch_send_reschedule(cpu);
 }
 
-/* Put a woken or new task on @rq. Called with rq->lock held. */
 /*
  * A new fair task's first share of its CPU, counted at once in the run
  * queue's average (Linux's post_init_entity_util_avg() + attach): half the
@@ -411,6 +410,7 @@ static void rq_attach_new(struct rq *rq, const struct task *p)
 	cpufreq_update(rq->cpu, rq->clock, CPUFREQ_NEW);
 }
 
+/* Put a woken or new task on @rq. Called with rq->lock held. */
 static void activate(struct rq *rq, struct task *p, int flags)
 {
 	KASSERT_DEBUG(!p->on_rq && p->cpu == rq->cpu);
