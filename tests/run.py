@@ -114,7 +114,14 @@ def main():
     fail_log = os.path.join(ROOT, "build", "test-failures.log")
     started = time.strftime("%Y-%m-%d %H:%M:%S")
 
-    def keep_failure(case, text):
+    def fail(case, detail):
+        """Prints the failure and appends it to fail_log; @detail's lines indented."""
+        nonlocal failed
+        failed += 1
+        text = "\n".join("    %s" % line for line in str(detail).splitlines())
+        print("FAIL %s" % case)
+        if text:
+            print(text)
         os.makedirs(os.path.dirname(fail_log), exist_ok=True)
         with open(fail_log, "a") as f:
             f.write("== %s, tests/run.py %s\nFAIL %s\n%s\n" % (started, " ".join(sys.argv[1:]), case, text))
@@ -124,14 +131,12 @@ def main():
     passed = failed = skipped = 0
 
     def report(results):
-        nonlocal passed, failed, skipped
+        nonlocal passed, skipped
         for case, ok, detail in results:
             if ok is SKIPPED:
                 why, required = detail
                 if a.strict and required:
-                    failed += 1
-                    print("FAIL %s\n    skipped, and --strict: %s" % (case, why))
-                    keep_failure(case, "    skipped, and --strict: %s" % why)
+                    fail(case, "skipped, and --strict: %s" % why)
                 else:
                     skipped += 1
                     print("SKIP %s: %s" % (case, why))
@@ -139,12 +144,7 @@ def main():
                 passed += 1
                 print("PASS %s" % case)
             else:
-                failed += 1
-                text = "\n".join("    %s" % line for line in str(detail).splitlines())
-                print("FAIL %s" % case)
-                if text:
-                    print(text)
-                keep_failure(case, text)
+                fail(case, detail)
         sys.stdout.flush()
 
     with concurrent.futures.ThreadPoolExecutor(max_workers=a.j) as ex:
