@@ -91,17 +91,19 @@ def test_the_seeds_headline_packing_keeps_the_a15_cluster_off():
     assert lat["rails"] <= 3 * lat["off"], lat
 
 
-# The seeds' sysbench table (001-cover: N = 8, 12, 16 threads; R = 200, 2000 requests), one script.
-SEEDS_SYSBENCH = "; ".join("sysbench --num-threads=%d --max-requests=%d" % (n, r) for n in (8, 12, 16) for r in (200, 2000))
+def seeds_sysbench_us(*opts):
+    """The seeds' sysbench table (001-cover: N = 8, 12, 16 threads; R = 200, 2000 requests) in one
+    qemu-tc2 script: the six times in us, in the table's order."""
+    script = "; ".join("sysbench --num-threads=%d --max-requests=%d" % (n, r) for n in (8, 12, 16) for r in (200, 2000))
+    p = sim("qemu-tc2", script, *opts)
+    assert p.returncode == 0, p.stderr
+    times = [int(r["time_us"]) for r in results(p.stdout, "sysbench")]
+    assert len(times) == 6, p.stdout[-1500:]
+    return times
 
 
 def test_the_seeds_sysbench_table_is_the_same_in_every_mode():
-    times = {}
-    for mode in ("off", "rails", "all", "energy"):
-        p = sim("qemu-tc2", SEEDS_SYSBENCH, "--pack=" + mode)
-        assert p.returncode == 0, p.stderr
-        times[mode] = [int(r["time_us"]) for r in results(p.stdout, "sysbench")]
-        assert len(times[mode]) == 6, p.stdout[-1500:]
+    times = {mode: seeds_sysbench_us("--pack=" + mode) for mode in ("off", "rails", "all", "energy")}
     for mode in times:
         assert all(abs(a - b) <= 0.01 * b for a, b in zip(times[mode], times["off"])), times
 
@@ -113,12 +115,7 @@ def test_the_seeds_sysbench_table_under_schedutil_within_3_percent_of_performanc
     # the A15s to 1 000 MHz for the 10 ms rate limit: the first row +6%). From an idle machine the first
     # row pays the rate limit after the console's own wake-up drops the OPP, as in Linux 6.1
     # (docs/cpufreq.md).
-    times = {}
-    for gov in ("performance", "schedutil"):
-        p = sim("qemu-tc2", SEEDS_SYSBENCH, "--governor=" + gov)
-        assert p.returncode == 0, p.stderr
-        times[gov] = [int(x["time_us"]) for x in results(p.stdout, "sysbench")]
-        assert len(times[gov]) == 6, p.stdout[-1500:]
+    times = {gov: seeds_sysbench_us("--governor=" + gov) for gov in ("performance", "schedutil")}
     assert all(s <= 1.03 * f for f, s in zip(times["performance"], times["schedutil"])), times
 
 
