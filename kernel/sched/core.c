@@ -391,18 +391,8 @@ void resched_cpu(int cpu)
 		arch_send_reschedule(cpu);
 }
 
-/*
- * A new fair task's first share of its CPU, counted at once in the run
- * queue's average (Linux's post_init_entity_util_avg() + attach): half the
- * CPU's spare capacity, so a governor reading the average ramps from there
- * and not from an idle CPU's zero. (Linux takes the smaller of that and the
- * queue's util per unit of load times the task's weight; an idle CPU's is
- * the half.) RT tasks ask for the top OPP anyway.
- */
-static void rq_attach_new(struct rq *rq, const struct task *p)
+void rq_attach_new(struct rq *rq)
 {
-	if (p->sched_class != &fair_sched_class)
-		return;
 	pelt_update_scaled(&rq->avg, rq->clock, rq->avg_runnable, rq->avg_running, rq->freq_scale);
 	pelt_add_usage(&rq->avg, (PELT_SCALE - pelt_usage_ratio(&rq->avg)) / 2);
 	trace_pelt_cfs(rq->cpu, &rq->avg);
@@ -428,8 +418,6 @@ static void activate(struct rq *rq, struct task *p, int flags)
 		sched_class_call(p->sched_class, update_curr, rq, rq->clock);
 	enqueue_task(rq, p, flags);
 	rq_avg_sync(rq, rq->clock);
-	if (flags & ENQ_NEW)
-		rq_attach_new(rq, p);
 	cpufreq_update(rq->cpu, rq->clock, p->prio > 0 ? CPUFREQ_RT : CPUFREQ_ENQUEUE);
 	p->on_rq = true;
 	p->state = TASK_RUNNABLE;

@@ -354,6 +354,8 @@ static void fair_init_rq(struct rq *rq)
 
 HOT_INLINE void fair_enqueue(struct rq *rq, struct task *p, int flags)
 {
+	if (__builtin_expect(flags & ENQ_NEW, 0))
+		rq_attach_new(rq);	/* before the core's rq_avg_sync(): the same series */
 	cfs_enqueue(&rq->cfs, &p->se, flags);
 }
 

@@ -76,6 +76,16 @@ void task_stacks_guard(void);
 void migrate_task_locked(struct task *p, struct rq *src, struct rq *dst);
 /* Make @cpu reschedule soon (IPI if remote). */
 void resched_cpu(int cpu);
+/*
+ * A new fair task's first share of its CPU, counted at once in @rq's average
+ * (Linux's post_init_entity_util_avg() + attach): half the CPU's spare
+ * capacity, so a governor reading the average ramps from there and not from
+ * an idle CPU's zero, and the CPU's governor looks now. (Linux takes the
+ * smaller of that and the queue's util per unit of load times the task's
+ * weight; an idle CPU's is the half.) The fair class's enqueue of a new
+ * task, @rq locked; RT tasks ask for the top OPP anyway.
+ */
+void rq_attach_new(struct rq *rq);
 /* @cpu runs its idle task with nothing queued or on its way (any CPU may ask). */
 static inline bool cpu_idle_now(int cpu)
 {
