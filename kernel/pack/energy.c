@@ -2,8 +2,9 @@
  * pack=energy: each wake-up placed where the DT's energy model says the
  * task adds the least power (the cost model is pure, in
  * kernel/pack/energy_model.c), among its previous CPU, its buddy (the DT
- * rails' buddies) and the first idle CPU of each rail: O(rails), and only
- * among CPUs the task fits (Linux's fits_capacity: util x 1.25 <= the
+ * rails' buddies) and the least used idle CPU of each rail: O(rails)
+ * candidates, O(CPUs of the rails) to find and price them (as Linux's EAS),
+ * and only among CPUs the task fits (Linux's fits_capacity: util x 1.25 <= the
  * CPU's capacity at its top OPP). As Linux's EAS (docs/placement.md):
  * - overutilized: while any busy CPU runs above 80% of its capacity, or
  *   has had fair tasks queued for QUEUE_TICKS ticks (as of its last look,
@@ -146,6 +147,31 @@ static void energy_cand_opp(struct pack_energy_cand *c, int cpu, uint64_t uc)
 	c->speed = cpufreq_opp_scale(d, c->opp);
 }
 
+/*
+ * The part of the time @rail is busy for its CPUs other than @cpu (x
+ * PACK_E_SCALE), were they busy independently: 1 - prod(1 - usage). The
+ * waking task's own @u is taken out of @prev's usage: it will not run there
+ * too. O(CPUs of the rail).
+ */
+static uint32_t rail_overlap(const struct rail *rail, int cpu, int prev, uint32_t u)
+{
+	uint64_t free = PACK_E_SCALE;
+
+	for (int o = cpumask_first(&rail->cpus); o >= 0; o = cpumask_next(&rail->cpus, o)) {
+		uint32_t uo;
+
+		if (o == cpu)
+			continue;
+		uo = cpu_usage(o);
+		if (o == prev)
+			uo = uo > u ? uo - u : 0;
+		if (uo > PACK_E_SCALE)
+			uo = PACK_E_SCALE;
+		free = free * (PACK_E_SCALE - uo) / PACK_E_SCALE;
+	}
+	return (uint32_t)(PACK_E_SCALE - free);
+}
+
 /* Candidate @cpu's inputs to the model, as of now, for a task busy @u on a CPU of capacity @from_cap. */
 static void energy_cand(struct pack_energy_cand *c, int cpu, bool is_idle, int prev, uint32_t u, uint32_t from_cap)
 {
@@ -158,6 +184,7 @@ static void energy_cand(struct pack_energy_cand *c, int cpu, bool is_idle, int p
 	c->capacity = sched_topo.cpu[cpu].capacity;
 	c->usage = is_idle ? 0 : cpu_usage(cpu);
 	c->rail_needed = pack_rail_on_for_others(&rail->cpus, &rail->idle, prev);
+	c->rail_overlap = rail_overlap(rail, cpu, prev, u);
 	energy_cand_opp(c, cpu, c->capacity ? (uint64_t)u * from_cap / c->capacity : PACK_E_SCALE);
 }
 
@@ -182,6 +209,32 @@ static int biggest_idle_cpu(const struct task *p, uint32_t min_cap)
 	return best;
 }
 
+/*
+ * The CPU of @idle within @rail_cpus whose tasks used it least lately (the
+ * first of equals), or -1: the rail's candidate, as Linux's
+ * find_energy_efficient_cpu() takes each domain's CPU with the most spare
+ * capacity (an idle CPU that runs a periodic task is not free at that
+ * task's next wake-up). O(idle CPUs of the rail).
+ */
+static int least_used_idle(const cpumask_t *idle, const cpumask_t *rail_cpus)
+{
+	uint32_t least_u = UINT32_MAX;
+	int least = -1;
+
+	for (int i = 0; i < CPUMASK_WORDS; i++) {
+		for (uint32_t w = idle->w[i] & rail_cpus->w[i]; w; w &= w - 1) {
+			int c = i * 32 + __builtin_ctz(w);
+			uint32_t u = cpu_usage(c);
+
+			if (u < least_u) {
+				least_u = u;
+				least = c;
+			}
+		}
+	}
+	return least;
+}
+
 /* No choice to make on this machine: the buddy rule, its outcome told as ours. */
 static int energy_buddy_rule(const struct task *p, int prev, int *target)
 {
@@ -190,8 +243,8 @@ static int energy_buddy_rule(const struct task *p, int prev, int *target)
 
 /*
  * Where waking @p (last on @prev) costs least energy: its previous CPU, its
- * buddy, or the first idle CPU of each rail: O(rails), not O(CPUs), among
- * those it fits. A task that has been waiting too long (latency guard) is
+ * buddy, or the least used idle CPU of each rail (O(rails) candidates),
+ * among those it fits. A task that has been waiting too long (latency guard) is
  * only placed on idle CPUs; one that fits none of them is left to the
  * default path (and to the misfit push at the tick). Returns the outcome and sets
  * *target; ENERGY_NONE and ENERGY_OVERUTIL leave the choice to the default
@@ -236,10 +289,10 @@ static int energy_select(const struct task *p, int prev, int *target)
 	if (buddy >= 0 && buddy != prev && task_allowed_on(p, buddy))
 		cand[nr++] = buddy;
 	for (int r = 0; r < idle_nr_rails(); r++) {
-		int first = cpumask_first_and(&idle, &idle_rail(r)->cpus);
+		int least = least_used_idle(&idle, &idle_rail(r)->cpus);
 
-		if (first >= 0)
-			cand[nr++] = first;
+		if (least >= 0)
+			cand[nr++] = least;
 	}
 	for (int i = 0; i < nr; i++) {
 		bool is_idle = cpumask_test(&idle, cand[i]);

@@ -11,7 +11,9 @@
  * its rail's cost: waking a rail that nothing else keeps on keeps it on
  * at least at its idle power (over its off power) and busy while the task
  * runs; on a rail that is on anyway, only the part of the task's run that
- * does not overlap the CPU's own busy time adds rail busy time. Without the
+ * does not overlap the rail's other CPUs' busy time adds rail busy time
+ * (so, at equal power, the CPU with the most spare capacity of a domain
+ * wins, as in Linux's find_energy_efficient_cpu()). Without the
  * first case's "nothing else", a task that once woke an A15 cluster would
  * stay there, keeping the cluster on for its own periodic wake-ups.
  */
@@ -21,7 +23,7 @@ uint64_t pack_energy_delta(const struct pack_energy_cand *c, uint32_t u, uint32_
 	uint64_t uc = c->capacity ? (uint64_t)u * from_cap / c->capacity : PACK_E_SCALE;
 	uint32_t core_busy = core->busy, rail_busy = rail->busy;
 	uint64_t e;
-	uint64_t usage = c->usage;
+	uint64_t usage = c->usage, overlap = c->rail_overlap;
 
 	/* DVFS: the powers at the OPP the governor would pick, the work stretched to its speed. */
 	if (c->speed) {
@@ -37,13 +39,15 @@ uint64_t pack_energy_delta(const struct pack_energy_cand *c, uint32_t u, uint32_
 	if (usage + uc > PACK_ENERGY_MARGIN)
 		return UINT64_MAX;
 	e = uc * (core_busy - (core->nr_idle ? core->idle[0] : 0));
+	if (overlap > PACK_E_SCALE)
+		overlap = PACK_E_SCALE;
 	if (!c->rail_needed && rail->nr_idle > 1) {
 		uint32_t off = rail->idle[rail->nr_idle - 1];
 
-		e += uc * (rail_busy - off) + (uint64_t)(PACK_E_SCALE - uc) * (rail->idle[0] - off);
+		e += (uc * (rail_busy - off) + (uint64_t)(PACK_E_SCALE - uc) * (rail->idle[0] - off)) *
+		     (PACK_E_SCALE - overlap) / PACK_E_SCALE;
 	} else {
-		e += uc * (rail_busy - (rail->nr_idle ? rail->idle[0] : 0)) / PACK_E_SCALE *
-		     (PACK_E_SCALE - usage);
+		e += uc * (rail_busy - (rail->nr_idle ? rail->idle[0] : 0)) * (PACK_E_SCALE - overlap) / PACK_E_SCALE;
 	}
 	return e;
 }

@@ -8,8 +8,10 @@
  *   A7 even when the A7 cluster is off (the cyclictest case), and stays on
  *   the A15 only while something else keeps that cluster on;
  * - the capacity margin (80%), scaled by capacity;
- * - on a rail that is on anyway, overlapping a busy CPU costs less rail
- *   time; ties keep the earlier candidate (prev, then buddy);
+ * - the part of the task's run that the rail's other CPUs keep it busy
+ *   anyway (rail_overlap) costs no rail time: at equal power the CPU whose
+ *   siblings are busiest wins, not the one busy itself; ties keep the
+ *   earlier candidate (prev, then buddy);
  * - pack_rail_on_for_others() ignores the waking task's previous CPU.
  */
 #include <stdint.h>
@@ -27,12 +29,12 @@ static const struct energy_cost one_rail = { .busy = 2000, .idle = { 500 }, .nr_
 
 static struct pack_energy_cand a15(uint32_t usage, bool rail_needed)
 {
-	return (struct pack_energy_cand){ &a15_core, &a15_rail, 1024, usage, rail_needed, -1, 0 };
+	return (struct pack_energy_cand){ &a15_core, &a15_rail, 1024, usage, rail_needed, 0, -1, 0 };
 }
 
 static struct pack_energy_cand a7(uint32_t usage, bool rail_needed)
 {
-	return (struct pack_energy_cand){ &a7_core, &a7_rail, 516, usage, rail_needed, -1, 0 };
+	return (struct pack_energy_cand){ &a7_core, &a7_rail, 516, usage, rail_needed, 0, -1, 0 };
 }
 
 KT_CASE(tiny_task_leaves_an_a15_cluster_woken_for_it_alone)
@@ -58,12 +60,12 @@ KT_CASE(waking_an_off_rail_costs_its_idle_power_over_off)
 	uint32_t u = PCT(10);
 	uint64_t uc = (uint64_t)u * 1024 / 516;
 
-	/* On for others, idle: all of the run adds rail busy time (in whole units, rounded down). */
-	KT_ASSERT_EQ(pack_energy_delta(&on, u, 1024), uc * 1024 + uc * (4905 - 25) / PACK_E_SCALE * PACK_E_SCALE);
+	/* On for others, idle: all of the run adds rail busy time. */
+	KT_ASSERT_EQ(pack_energy_delta(&on, u, 1024), uc * 1024 + uc * (4905 - 25));
 	KT_ASSERT_EQ(pack_energy_delta(&off, u, 1024), uc * 1024 + uc * (4905 - 10) + (PACK_E_SCALE - uc) * 15);
 	/* A rail without an off state is always "on": only the busy term. */
 	off.rail = &one_rail;
-	KT_ASSERT_EQ(pack_energy_delta(&off, u, 1024), uc * 1024 + uc * (2000 - 500) / PACK_E_SCALE * PACK_E_SCALE);
+	KT_ASSERT_EQ(pack_energy_delta(&off, u, 1024), uc * 1024 + uc * (2000 - 500));
 }
 
 KT_CASE(capacity_margin_scaled_by_capacity)
@@ -83,13 +85,30 @@ KT_CASE(capacity_margin_scaled_by_capacity)
 
 KT_CASE(overlap_and_ties)
 {
-	struct pack_energy_cand c[3] = { a7(PCT(10), true), a7(PCT(40), true), a7(PCT(40), true) };
+	struct pack_energy_cand c[3] = { a7(PCT(10), true), a7(PCT(40), true), a7(0, true) };
+	uint32_t u = PCT(5);
+	uint64_t uc = (uint64_t)u * 1024 / 516;
 
-	/* The busier CPU overlaps more of the task's run with rail time already paid. */
-	KT_ASSERT(pack_energy_delta(&c[1], PCT(5), 516) < pack_energy_delta(&c[0], PCT(5), 516));
-	KT_ASSERT_EQ(pack_energy_pick(c, 3, PCT(5), 516), 1);
-	c[0] = c[1];
-	KT_ASSERT_EQ(pack_energy_pick(c, 3, PCT(5), 516), 0);
+	/* A CPU's own busy time is no overlap: it runs one task at a time. */
+	KT_ASSERT_EQ(pack_energy_delta(&c[1], u, 1024), pack_energy_delta(&c[2], u, 1024));
+	/* Only the run outside its siblings' busy time adds rail busy time. */
+	c[2].rail_overlap = PCT(64);
+	KT_ASSERT_EQ(pack_energy_delta(&c[2], u, 1024),
+		     uc * 1024 + uc * (4905 - 25) * (PACK_E_SCALE - PCT(64)) / PACK_E_SCALE);
+	c[1].rail_overlap = PCT(40);
+	KT_ASSERT_EQ(pack_energy_pick(c, 3, u, 1024), 2);
+	/* Equal: the earlier. */
+	c[1].rail_overlap = PCT(64);
+	KT_ASSERT_EQ(pack_energy_pick(c, 3, u, 1024), 1);
+	/* An idle rail that its other CPUs' recent work will keep on: its wake-up cost shrinks too. */
+	c[0] = a7(0, false);
+	c[1] = c[0];
+	c[1].rail_overlap = PCT(50);
+	KT_ASSERT_EQ(pack_energy_delta(&c[1], u, 1024),
+		     uc * 1024 + (uc * (4905 - 10) + (PACK_E_SCALE - uc) * 15) * (PACK_E_SCALE - PCT(50)) / PACK_E_SCALE);
+	KT_ASSERT_EQ(pack_energy_pick(c, 2, u, 1024), 1);
+	/* A powered-off cluster nothing else uses: the whole wake-up cost. */
+	KT_ASSERT_EQ(pack_energy_delta(&c[0], u, 1024), uc * 1024 + uc * (4905 - 10) + (PACK_E_SCALE - uc) * 15);
 }
 
 /* pack_rail_on_for_others() on masks given as words (CPUs 0-31). */
@@ -132,12 +151,12 @@ KT_CASE(core_idle_power_is_subtracted_from_its_busy_power)
 {
 	static const struct energy_cost a9_core = { .busy = 2000, .idle = { 500 }, .nr_idle = 1 };
 	static const struct energy_cost a9_rail = { .busy = 4000, .idle = { 2000 }, .nr_idle = 1 };
-	struct pack_energy_cand c = { &a9_core, &a9_rail, 1024, 0, true, -1, 0 };
+	struct pack_energy_cand c = { &a9_core, &a9_rail, 1024, 0, true, 0, -1, 0 };
 	uint32_t u = PCT(10);
 
 	/* 10% of the window: core (2000 - 500) x u; the rail, on anyway, (4000 - 2000) x u of the idle part (all). */
 	KT_ASSERT_EQ(pack_energy_delta(&c, u, 1024),
-		     (uint64_t)u * 1500 + (uint64_t)u * 2000 / PACK_E_SCALE * PACK_E_SCALE);
+		     (uint64_t)u * 1500 + (uint64_t)u * 2000);
 }
 
 /*
@@ -157,14 +176,14 @@ KT_CASE(the_governors_opp_sets_the_powers_and_the_time)
 		.busy = 4905, .idle = { 25, 10 }, .nr_idle = 2, .nr_opps = 8,
 		.busy_opp = { 2967, 2792, 2810, 2815, 2919, 2847, 3917, 4905 },
 		.cap_opp = { 150, 172, 215, 258, 301, 344, 387, 430 } };
-	struct pack_energy_cand top = { &a7_core_opp, &a7_rail_opp, 516, 0, true, 7, 1024 };
-	struct pack_energy_cand at800 = { &a7_core_opp, &a7_rail_opp, 516, 0, true, 5, 819 };
-	struct pack_energy_cand none = { &a7_core_opp, &a7_rail_opp, 516, 0, true, -1, 0 };
+	struct pack_energy_cand top = { &a7_core_opp, &a7_rail_opp, 516, 0, true, 0, 7, 1024 };
+	struct pack_energy_cand at800 = { &a7_core_opp, &a7_rail_opp, 516, 0, true, 0, 5, 819 };
+	struct pack_energy_cand none = { &a7_core_opp, &a7_rail_opp, 516, 0, true, 0, -1, 0 };
 	uint32_t u = PCT(10);
 	uint64_t uc = (uint64_t)u * 1024 / 819;
 
 	KT_ASSERT_EQ(pack_energy_delta(&top, u, 516), pack_energy_delta(&none, u, 516));
-	KT_ASSERT_EQ(pack_energy_delta(&at800, u, 516), uc * 549 + uc * (2847 - 25) / PACK_E_SCALE * PACK_E_SCALE);
+	KT_ASSERT_EQ(pack_energy_delta(&at800, u, 516), uc * 549 + uc * (2847 - 25));
 	KT_ASSERT(pack_energy_delta(&at800, u, 516) < pack_energy_delta(&top, u, 516));
 	/* At 800 MHz a CPU 70% busy at the top's speed is 87.5% busy: over the 80% margin. */
 	at800.usage = PCT(70);

@@ -198,14 +198,19 @@ KT_CASE(energy_sends_a_light_a15_task_to_its_a7_buddy)
 	KT_ASSERT_EQ(sched_select_task_rq(&p, 0, true), 2);
 	KT_ASSERT_EQ(cpu_rq(0)->pack_stats[0], 1);	/* packed */
 	/*
-	 * The buddy as a candidate of its own: cpu2 busy (10%, its rail on
-	 * anyway), cpu3 the A7 rail's first idle CPU. Running beside cpu2's
-	 * work overlaps its rail time; on idle cpu3 all of the run adds rail
-	 * busy time: the buddy still costs less (tc2's core idle is 0).
+	 * The buddy busy (cpu2, 10%: the A7 rail on anyway) beside idle cpu3,
+	 * the A7 rail's least used idle CPU. Queued on cpu2 the task's run
+	 * cannot overlap cpu2's own work (one task at a time); on cpu3 it may
+	 * overlap cpu2's, which keeps the rail busy anyway: cpu3 costs less
+	 * (tc2's core idle is 0), as Linux's EAS takes a domain's CPU with the
+	 * most spare capacity.
 	 */
 	load(2, 1, PERIOD / 10);
-	KT_ASSERT_EQ(sched_select_task_rq(&p, 0, true), 2);
-	KT_ASSERT_EQ(cpu_rq(0)->pack_stats[0], 2);
+	KT_ASSERT_EQ(sched_select_task_rq(&p, 0, true), 3);
+	KT_ASSERT_EQ(cpu_rq(0)->pack_stats[2], 1);	/* energy_idle */
+	/* cpu3 busier lately than cpu4 (both idle now): cpu4 is the rail's candidate. */
+	host_set_avg(&cpu_rq(3)->avg, PERIOD / 10, PERIOD / 10, PERIOD);
+	KT_ASSERT_EQ(sched_select_task_rq(&p, 0, true), 4);
 }
 
 KT_CASE(energy_latency_guard_places_a_waiting_task_only_on_idle_cpus)
@@ -216,15 +221,22 @@ KT_CASE(energy_latency_guard_places_a_waiting_task_only_on_idle_cpus)
 	/* The A7s but cpu4 busy and light, the A15s idle. */
 	load(2, 1, 4000);
 	load(3, 1, 4000);
-	/* A light task of cpu2 that did not wait: joining busy cpu2 costs least (no core to wake). */
+	/*
+	 * A light task of cpu2 that did not wait: idle cpu4, where its run may
+	 * overlap cpu2's and cpu3's work, costs less than queueing on cpu2,
+	 * where it cannot overlap cpu2's (its own share taken out).
+	 */
 	waker(2, ALL, 800, 800);
+	KT_ASSERT_EQ(sched_select_task_rq(&p, 2, true), 4);
+	/* Not allowed on cpu4: staying on busy cpu2 costs least (the A15 cluster is off). */
+	waker(2, 0xf, 800, 800);
 	KT_ASSERT_EQ(sched_select_task_rq(&p, 2, true), 2);
 	/* The same task having waited 3/4 of its runnable time: an idle CPU, whichever costs least. */
-	waker(2, ALL, 3200, 800);
+	waker(2, 0xf, 3200, 800);
 	KT_ASSERT(pack_waits_too_much(&p.se.avg));
 	first = sched_select_task_rq(&p, 2, true);
-	KT_ASSERT_MSG(first == 4 || first == 0 || first == 1, "a waiting task placed on busy cpu%d", first);
-	KT_ASSERT_EQ(cpu_rq(2)->pack_stats[2], 1);	/* energy_idle */
+	KT_ASSERT_MSG(first == 0 || first == 1, "a waiting task placed on busy cpu%d", first);
+	KT_ASSERT_EQ(cpu_rq(2)->pack_stats[2], 2);	/* energy_idle: cpu4, then the guard's */
 	/* With no idle CPU allowed: no candidate, the default path (energy_none). */
 	waker(2, 0xc, 3200, 800);
 	(void)sched_select_task_rq(&p, 2, true);

@@ -25,7 +25,8 @@
  *                     default path (docs/placement.md).
  *                     Runs with IRQs off and no rq lock, from any CPU; it
  *                     may read other CPUs' averages (seqcounts) and the
- *                     idle hint, takes no lock, and costs O(1) or O(rails).
+ *                     idle hint, takes no lock, and costs O(1) or O(rails)
+ *                     (energy: O(CPUs of the rails it prices), as Linux's EAS).
  *                     A target must be online and in @p's affinity.
  *   may_kick_ilb(rq)  a CPU with waiting tasks while others idle tickless
  *                     wakes one to balance for them only if this says so.

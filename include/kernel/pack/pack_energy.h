@@ -21,6 +21,13 @@ struct pack_energy_cand {
 	uint32_t usage;				/* its busy fraction now, x PACK_E_SCALE (0: idle) */
 	bool rail_needed;			/* its rail is on for other CPUs' work anyway */
 	/*
+	 * The part of the time its rail is busy for its other CPUs (x
+	 * PACK_E_SCALE; the waking task's own share taken out of prev's): what
+	 * the task's run may overlap. Not the candidate's own busy time: a CPU
+	 * runs one task at a time, so work queued beside its own never overlaps it.
+	 */
+	uint32_t rail_overlap;
+	/*
 	 * DVFS: the OPP its domain's governor would pick with the task there
 	 * and that OPP's speed over the top's (x 1024: work takes 1024 / speed
 	 * as long there); speed 0: no DVFS, the top pair's powers.
