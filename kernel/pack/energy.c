@@ -8,8 +8,8 @@
  * CPU's capacity at its top OPP). As Linux's EAS (docs/placement.md):
  * - overutilized: while any busy CPU runs above 80% of its capacity, or
  *   has had fair tasks queued for QUEUE_TICKS ticks (as of its last look,
- *   energy_tick(); one root domain, the whole machine), the energy choice
- *   steps aside: the default placement and the balancer (which spreads
+ *   energy_tick(); one root domain, the whole machine; held ~5 ms after a
+ *   look last found it), the energy choice steps aside: the default placement and the balancer (which spreads
  *   load per unit of capacity, and may kick idle CPUs) decide;
  * - misfit: a running task that no longer fits its CPU is pushed, at its
  *   CPU's balance tick, to the biggest idle CPU bigger than its own (Linux's
@@ -64,6 +64,26 @@ static const char *const energy_reasons[ENERGY_NR_REASONS] = {
  */
 static cpumask_t over_pelt, over_queue;
 /*
+ * The tipping point held: once a CPU's look finds it overutilized, the
+ * machine stays so for OVER_HOLD units of 2^20 ns (~5 ms) after that look,
+ * whatever the bits say meanwhile. Linux clears its root domain's flag only
+ * at a top-level load balance that finds nothing overutilized (every ~5 ms
+ * on an idle TC2 CPU: the domain's weight in ms), not as soon as a queue
+ * drains; without the hold, the choice came back between two ticks of a
+ * burst and packed the burst onto the A7s again (burst16: 26 missed
+ * deadlines against off's 15, 18 with it). A 32-bit stamp, so that a
+ * reader on a 32-bit CPU never sees half of one; any CPU may write it
+ * (the latest look wins, a tick apart at most), compared modulo 2^32.
+ */
+#define OVER_SHIFT 20
+#define OVER_HOLD 5u
+static uint32_t over_until;
+
+static uint32_t over_now(void)
+{
+	return (uint32_t)(arch_now_ns() >> OVER_SHIFT);
+}
+/*
  * 2: PELT is ~60 ms late on a packed CPU that fills up (30% -> 80%), and
  * buddy-overload / burst16 (100 ms bursts) miss deadlines meanwhile; 8
  * spares medium and bursts (two tasks of one period colliding for ~4 ms
@@ -87,6 +107,8 @@ static void mask_assign(cpumask_t *m, int cpu, bool on)
 /* Is any busy CPU overutilized? Linux's root domain flag; O(words) but for queue bits. */
 static bool energy_overutilized(void)
 {
+	if ((int32_t)(READ_ONCE(over_until) - over_now()) > 0)
+		return true;
 	for (int i = 0; i < CPUMASK_WORDS; i++) {
 		uint32_t busy = ~READ_ONCE(idle_hint.w[i]), q;
 
@@ -360,6 +382,8 @@ static void energy_tick(struct rq *rq)
 	}
 	mask_assign(&over_pelt, cpu, !pack_fits(usage_fraction(&a), cap, cap));
 	mask_assign(&over_queue, cpu, rq->cfs.nr_running >= 2 && queue_run[cpu] >= QUEUE_TICKS);
+	if (cpumask_test(&over_pelt, cpu) || cpumask_test(&over_queue, cpu))
+		WRITE_ONCE(over_until, over_now() + OVER_HOLD);
 	rq->misfit_push = NULL;
 	if (curr->is_idle || curr->sched_class != &fair_sched_class)
 		return;
@@ -376,6 +400,21 @@ static void energy_tick(struct rq *rq)
 	trace_sched_pack(curr, cpu, &policy_energy, ENERGY_MISFIT, dst);
 }
 
+/*
+ * A new reign: nothing overutilized until a look finds it so. A tick of the
+ * old reign running meanwhile may set a bit again: these are hints.
+ */
+static void energy_start(void)
+{
+	for (int i = 0; i < CPUMASK_WORDS; i++) {
+		WRITE_ONCE(over_pelt.w[i], 0);
+		WRITE_ONCE(over_queue.w[i], 0);
+	}
+	for (int cpu = 0; cpu < TOPO_MAX_CPUS; cpu++)
+		queue_run[cpu] = 0;
+	WRITE_ONCE(over_until, over_now());
+}
+
 static const char *energy_why_not(void)
 {
 	return energy_model()->why_flat;
@@ -388,6 +427,7 @@ const struct pack_policy policy_energy = {
 	.select = energy_select,
 	.may_kick_ilb = energy_may_kick_ilb,
 	.tick = energy_tick,
+	.start = energy_start,
 	.why_not = energy_why_not,
 	.reasons = energy_reasons,
 	.nr_reasons = ENERGY_NR_REASONS,

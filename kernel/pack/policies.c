@@ -152,6 +152,8 @@ int pack_set_policy(const struct pack_policy *p)
 	for (int cpu = 0; cpu < sched_nr_cpus(); cpu++)
 		for (int r = 0; r < PACK_MAX_REASONS; r++)
 			__atomic_store_n(&cpu_rq(cpu)->pack_stats[r], 0, __ATOMIC_RELAXED);
+	if (p->start)
+		p->start();	/* before any wake-up reads it: its state from an earlier reign is stale */
 	WRITE_ONCE(sched_topo.policy, p);
 	balance_set_policy_tick(p);
 	spin_unlock_irqrestore(&lock, flags);

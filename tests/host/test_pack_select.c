@@ -348,9 +348,18 @@ KT_CASE(energy_steps_aside_while_a_cpu_is_overutilized)
 	(void)sched_select_task_rq(&p, 0, true);
 	KT_ASSERT_EQ(cpu_rq(0)->pack_stats[E_OVERUTIL], 1);
 	KT_ASSERT(sched_topo.policy->may_kick_ilb(cpu_rq(2)));	/* the balancer may wake idle CPUs */
-	/* Back at 70%: the energy choice again (the A7 buddy). */
+	/* Back at 70%: still overutilized for ~5 ms after the look that found it so. */
 	load(3, 1, PERIOD / 10 * 7);
 	policy_tick(3);
+	(void)sched_select_task_rq(&p, 0, true);
+	KT_ASSERT_EQ(cpu_rq(0)->pack_stats[E_OVERUTIL], 2);
+	host_fake_now += 4ull << 20;	/* 4 units of 2^20 ns: within the hold of 5 */
+	(void)sched_select_task_rq(&p, 0, true);
+	KT_ASSERT_EQ(cpu_rq(0)->pack_stats[E_OVERUTIL], 3);
+	/* Past the hold: the energy choice again (the A7 buddy). */
+	host_fake_now += 2ull << 20;
+	waker(0, ALL, 800, 800);
+	load(3, 1, PERIOD / 10 * 7);
 	t = sched_select_task_rq(&p, 0, true);
 	KT_ASSERT_EQ(t, 2);
 	KT_ASSERT_EQ(cpu_rq(0)->pack_stats[E_PACKED], 1);
@@ -360,11 +369,20 @@ KT_CASE(energy_steps_aside_while_a_cpu_is_overutilized)
 	KT_ASSERT_EQ(sched_select_task_rq(&p, 0, true), 2);
 	policy_tick(3);
 	(void)sched_select_task_rq(&p, 0, true);
-	KT_ASSERT_EQ(cpu_rq(0)->pack_stats[E_OVERUTIL], 2);
-	/* An overutilized CPU that went idle no longer counts (its bit waits for its next tick). */
+	KT_ASSERT_EQ(cpu_rq(0)->pack_stats[E_OVERUTIL], 4);
+	/* Past the hold, an overutilized CPU that went idle no longer counts (its bit waits for its next tick). */
+	host_fake_now += 6ull << 20;
+	waker(0, ALL, 800, 800);
 	sched_set_idle_hint(3, true);
 	KT_ASSERT_EQ(sched_select_task_rq(&p, 0, true), 2);
 	sched_set_idle_hint(3, false);
+	/* Overutilized again (the queue at a second tick in a row); a new reign (`pack energy`) forgets it. */
+	policy_tick(3);
+	policy_tick(3);
+	(void)sched_select_task_rq(&p, 0, true);
+	KT_ASSERT_EQ(cpu_rq(0)->pack_stats[E_OVERUTIL], 5);
+	KT_ASSERT_EQ(pack_set_policy(sched_topo.policy), 0);
+	KT_ASSERT_EQ(sched_select_task_rq(&p, 0, true), 2);
 }
 
 KT_CASE(misfit_running_task_is_pushed_to_the_biggest_idle_cpu)

@@ -40,6 +40,10 @@
  *                     overutilized mask, misfit tasks). It may ask for the
  *                     running task to be pushed to another CPU at its next
  *                     switch (rq->misfit_push / misfit_dst). Default: none.
+ *   start()           when the policy becomes the machine's (boot, `pack
+ *                     <mode>`), before its first select: it forgets what it
+ *                     kept of an earlier reign (pack=energy: the overutilized
+ *                     state). Default: nothing.
  *   why_not()         NULL when the policy can do its job on this machine,
  *                     else why not, in a few words (pack=energy: "no energy
  *                     model in the DT", ...): printed once at boot, and the
@@ -70,6 +74,7 @@ struct pack_policy {
 	int (*select)(const struct task *p, int prev_cpu, int *target);
 	bool (*may_kick_ilb)(const struct rq *rq);
 	void (*tick)(struct rq *rq);
+	void (*start)(void);
 	const char *(*why_not)(void);
 	const char *const *reasons;	/* names of select()'s outcomes */
 	int nr_reasons;			/* 1 .. PACK_MAX_REASONS */
