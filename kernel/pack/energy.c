@@ -121,9 +121,18 @@ static bool energy_overutilized(void)
 	return false;
 }
 
+/*
+ * @a's usage over its period, x PACK_E_SCALE, to 2^-15: a 32-bit division
+ * (one instruction on an A7 or A15; a 64-bit one is a library call of
+ * ~150, and a wake-up takes a dozen of these), exact enough for the
+ * cyclictest thread's 0.1% (~33 units of 2^-15).
+ */
+_Static_assert(PELT_SUM_MAX < (1u << 17), "a PELT sum << 15 must fit 32 bits");
+_Static_assert(PACK_E_SCALE == 1u << 20, "usage_fraction() scales 2^15 to 2^20");
+
 static uint32_t usage_fraction(const struct sched_avg *a)
 {
-	return a->runnable_avg_period ? (uint32_t)(((uint64_t)a->usage_avg_sum << 20) / a->runnable_avg_period) : 0;
+	return a->runnable_avg_period ? ((a->usage_avg_sum << 15) / a->runnable_avg_period) << 5 : 0;
 }
 
 /* Recent busy fraction of @cpu (PELT usage, x PACK_E_SCALE), from any CPU. */
@@ -136,11 +145,40 @@ static uint32_t cpu_usage(int cpu)
 }
 
 /*
+ * One wake-up's view of CPUs' usage: each CPU read once (direct-mapped by
+ * CPU number; a collision reads again), though the candidates' rails,
+ * overlaps and OPPs ask for the same CPUs several times (each read is a
+ * seqcount snapshot and, for an idle CPU, a decay to now).
+ */
+#define USAGE_MEMO 8
+struct usage_memo {
+	int cpu[USAGE_MEMO];
+	uint32_t u[USAGE_MEMO];
+};
+
+static void memo_init(struct usage_memo *m)
+{
+	for (int i = 0; i < USAGE_MEMO; i++)
+		m->cpu[i] = -1;
+}
+
+static uint32_t memo_usage(struct usage_memo *m, int cpu)
+{
+	unsigned int i = (unsigned int)cpu % USAGE_MEMO;
+
+	if (m->cpu[i] != cpu) {
+		m->cpu[i] = cpu;
+		m->u[i] = cpu_usage(cpu);
+	}
+	return m->u[i];
+}
+
+/*
  * DVFS: the OPP @cpu's domain would run at with @uc (x PACK_E_SCALE of
  * @cpu's capacity) more on @cpu, as its governor picks (the busiest CPU
  * decides), and its speed; c->speed 0 without DVFS. O(CPUs of the domain).
  */
-static void energy_cand_opp(struct pack_energy_cand *c, int cpu, uint64_t uc)
+static void energy_cand_opp(struct usage_memo *m, struct pack_energy_cand *c, int cpu, uint64_t uc)
 {
 	const struct freq_domain *d = cpufreq_domain_of(cpu);
 	uint64_t busiest = c->usage + uc;
@@ -159,7 +197,7 @@ static void energy_cand_opp(struct pack_energy_cand *c, int cpu, uint64_t uc)
 
 		if (o == cpu || cpumask_test(&idle_hint, o))
 			continue;
-		u = cpu_usage(o);
+		u = memo_usage(m, o);
 		if (u > busiest)
 			busiest = u;
 	}
@@ -175,7 +213,7 @@ static void energy_cand_opp(struct pack_energy_cand *c, int cpu, uint64_t uc)
  * waking task's own @u is taken out of @prev's usage: it will not run there
  * too. O(CPUs of the rail).
  */
-static uint32_t rail_overlap(const struct rail *rail, int cpu, int prev, uint32_t u)
+static uint32_t rail_overlap(struct usage_memo *m, const struct rail *rail, int cpu, int prev, uint32_t u)
 {
 	uint64_t free = PACK_E_SCALE;
 
@@ -184,7 +222,7 @@ static uint32_t rail_overlap(const struct rail *rail, int cpu, int prev, uint32_
 
 		if (o == cpu)
 			continue;
-		uo = cpu_usage(o);
+		uo = memo_usage(m, o);
 		if (o == prev)
 			uo = uo > u ? uo - u : 0;
 		if (uo > PACK_E_SCALE)
@@ -195,7 +233,8 @@ static uint32_t rail_overlap(const struct rail *rail, int cpu, int prev, uint32_
 }
 
 /* Candidate @cpu's inputs to the model, as of now, for a task busy @u on a CPU of capacity @from_cap. */
-static void energy_cand(struct pack_energy_cand *c, int cpu, bool is_idle, int prev, uint32_t u, uint32_t from_cap)
+static void energy_cand(struct usage_memo *um, struct pack_energy_cand *c, int cpu, bool is_idle, int prev, uint32_t u,
+			uint32_t from_cap)
 {
 	const struct energy_model *m = energy_model();
 	int r = cpu_idle_of(cpu)->rail;
@@ -204,10 +243,11 @@ static void energy_cand(struct pack_energy_cand *c, int cpu, bool is_idle, int p
 	c->core = &m->core[cpu];
 	c->rail = &m->rail[r];
 	c->capacity = sched_topo.cpu[cpu].capacity;
-	c->usage = is_idle ? 0 : cpu_usage(cpu);
+	c->usage = is_idle ? 0 : memo_usage(um, cpu);
 	c->rail_needed = pack_rail_on_for_others(&rail->cpus, &rail->idle, prev);
-	c->rail_overlap = rail_overlap(rail, cpu, prev, u);
-	energy_cand_opp(c, cpu, c->capacity ? (uint64_t)u * from_cap / c->capacity : PACK_E_SCALE);
+	c->rail_overlap = rail_overlap(um, rail, cpu, prev, u);
+	/* u <= 2^20 and capacities <= 1024 (energy_model()): a 32-bit division. */
+	energy_cand_opp(um, c, cpu, c->capacity ? (uint32_t)(u * from_cap) / c->capacity : PACK_E_SCALE);
 }
 
 /* The biggest idle CPU of capacity above @min_cap that @p may use (the first of equals), or -1. */
@@ -238,7 +278,7 @@ static int biggest_idle_cpu(const struct task *p, uint32_t min_cap)
  * capacity (an idle CPU that runs a periodic task is not free at that
  * task's next wake-up). O(idle CPUs of the rail).
  */
-static int least_used_idle(const cpumask_t *idle, const cpumask_t *rail_cpus)
+static int least_used_idle(struct usage_memo *m, const cpumask_t *idle, const cpumask_t *rail_cpus)
 {
 	uint32_t least_u = UINT32_MAX;
 	int least = -1;
@@ -246,7 +286,7 @@ static int least_used_idle(const cpumask_t *idle, const cpumask_t *rail_cpus)
 	for (int i = 0; i < CPUMASK_WORDS; i++) {
 		for (uint32_t w = idle->w[i] & rail_cpus->w[i]; w; w &= w - 1) {
 			int c = i * 32 + __builtin_ctz(w);
-			uint32_t u = cpu_usage(c);
+			uint32_t u = memo_usage(m, c);
 
 			if (u < least_u) {
 				least_u = u;
@@ -280,6 +320,7 @@ static int energy_select(const struct task *p, int prev, int *target)
 	struct pack_energy_cand in[2 + IDLE_MAX_RAILS];
 	uint32_t prev_cap = sched_topo.cpu[prev].capacity;
 	struct sched_avg ta;
+	struct usage_memo um;
 	bool guard, prev_fits;
 	uint32_t u;
 
@@ -306,12 +347,13 @@ static int energy_select(const struct task *p, int prev, int *target)
 		return ENERGY_PREV;
 	}
 	guard = pack_waits_too_much(&ta);
+	memo_init(&um);
 	if (task_allowed_on(p, prev))
 		cand[nr++] = prev;
 	if (buddy >= 0 && buddy != prev && task_allowed_on(p, buddy))
 		cand[nr++] = buddy;
 	for (int r = 0; r < idle_nr_rails(); r++) {
-		int least = least_used_idle(&idle, &idle_rail(r)->cpus);
+		int least = least_used_idle(&um, &idle, &idle_rail(r)->cpus);
 
 		if (least >= 0)
 			cand[nr++] = least;
@@ -321,7 +363,7 @@ static int energy_select(const struct task *p, int prev, int *target)
 
 		if (guard && !is_idle)
 			continue;
-		energy_cand(&in[nin], cand[i], is_idle, prev, u, prev_cap);
+		energy_cand(&um, &in[nin], cand[i], is_idle, prev, u, prev_cap);
 		at[nin++] = cand[i];
 	}
 	/*
