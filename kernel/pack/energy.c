@@ -9,8 +9,9 @@
  * - overutilized: while any busy CPU runs above 80% of its capacity, or
  *   has had fair tasks queued for QUEUE_TICKS ticks (as of its last look,
  *   energy_tick(); one root domain, the whole machine; held ~5 ms after a
- *   look last found it), the energy choice steps aside: the default placement and the balancer (which spreads
- *   load per unit of capacity, and may kick idle CPUs) decide;
+ *   look last found it), the energy choice steps aside: the default
+ *   placement and the balancer (which spreads load per unit of capacity,
+ *   and may kick idle CPUs) decide;
  * - misfit: a running task that no longer fits its CPU is pushed, at its
  *   CPU's balance tick, to the biggest idle CPU bigger than its own (Linux's
  *   misfit_task active balance): a task that turns CPU-bound on an A7;
@@ -306,8 +307,8 @@ static int energy_buddy_rule(const struct task *p, int prev, int *target)
 /*
  * Where waking @p (last on @prev) costs least energy: its previous CPU, its
  * buddy, or the least used idle CPU of each rail (O(rails) candidates),
- * among those it fits. A task that has been waiting too long (latency guard) is
- * only placed on idle CPUs; one that fits none of them is left to the
+ * among those it fits. A task that has been waiting too long (latency
+ * guard) is only placed on idle CPUs; one that fits none of them is left to the
  * default path (and to the misfit push at the tick). Returns the outcome and sets
  * *target; ENERGY_NONE and ENERGY_OVERUTIL leave the choice to the default
  * path.

@@ -17,6 +17,13 @@
  * first case's "nothing else", a task that once woke an A15 cluster would
  * stay there, keeping the cluster on for its own periodic wake-ups.
  */
+/* @x x @f / PACK_E_SCALE (@f <= PACK_E_SCALE) without overflow for any @x below 2^60: powers are DT cells. */
+_Static_assert(PACK_E_SCALE == 1u << 20, "scale_by() shifts by 20");
+static uint64_t scale_by(uint64_t x, uint64_t f)
+{
+	return (x >> 20) * f + (((x & (PACK_E_SCALE - 1)) * f) >> 20);
+}
+
 uint64_t pack_energy_delta(const struct pack_energy_cand *c, uint32_t u, uint32_t from_cap)
 {
 	const struct energy_cost *core = c->core, *rail = c->rail;
@@ -44,10 +51,10 @@ uint64_t pack_energy_delta(const struct pack_energy_cand *c, uint32_t u, uint32_
 	if (!c->rail_needed && rail->nr_idle > 1) {
 		uint32_t off = rail->idle[rail->nr_idle - 1];
 
-		e += (uc * (rail_busy - off) + (uint64_t)(PACK_E_SCALE - uc) * (rail->idle[0] - off)) *
-		     (PACK_E_SCALE - overlap) / PACK_E_SCALE;
+		e += scale_by(uc * (rail_busy - off) + (uint64_t)(PACK_E_SCALE - uc) * (rail->idle[0] - off),
+			      PACK_E_SCALE - overlap);
 	} else {
-		e += uc * (rail_busy - (rail->nr_idle ? rail->idle[0] : 0)) * (PACK_E_SCALE - overlap) / PACK_E_SCALE;
+		e += scale_by(uc * (rail_busy - (rail->nr_idle ? rail->idle[0] : 0)), PACK_E_SCALE - overlap);
 	}
 	return e;
 }

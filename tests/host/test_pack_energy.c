@@ -111,6 +111,16 @@ KT_CASE(overlap_and_ties)
 	KT_ASSERT_EQ(pack_energy_delta(&c[0], u, 1024), uc * 1024 + uc * (4905 - 10) + (PACK_E_SCALE - uc) * 15);
 }
 
+/* Powers are 32-bit DT cells: a whole run at 2^31 units with half of it overlapped does not overflow. */
+KT_CASE(a_huge_power_does_not_overflow)
+{
+	static const struct energy_cost big_core = { .busy = 0, .idle = { 0 }, .nr_idle = 1 };
+	static const struct energy_cost big_rail = { .busy = 0x80000000u, .idle = { 0 }, .nr_idle = 1 };
+	struct pack_energy_cand c = { &big_core, &big_rail, 1024, 0, true, PACK_E_SCALE / 2, -1, 0 };
+
+	KT_ASSERT_EQ(pack_energy_delta(&c, PCT(50), 1024), (uint64_t)PCT(50) * 0x80000000u / 2);
+}
+
 /* pack_rail_on_for_others() on masks given as words (CPUs 0-31). */
 static bool on_for_others(uint32_t cpus, uint32_t idle, int prev)
 {
