@@ -323,6 +323,17 @@ def test_energy_without_a_choice_says_why_once_at_boot():
             assert lines == ["pack: energy: %s; placing by the buddy rule" % why], p.stdout[:1500]
 
 
+def tc2_rtapp(workload, mode, seed=1):
+    """tests/workloads/@workload.json, translated by tools/rtapp, on TC2's DT under pack=@mode
+    with --seed=@seed: its RESULT bench=rtapp line as a dict."""
+    script = subprocess.run([os.path.join(simlib.ROOT, "tools", "rtapp"),
+                             os.path.join(simlib.ROOT, "tests", "workloads", workload + ".json")],
+                            capture_output=True, text=True, check=True).stdout.strip()
+    p = sim("tc2", script, "--pack=%s" % mode, "--seed=%d" % seed)
+    assert p.returncode == 0, p.stderr
+    return result(p.stdout, "rtapp")
+
+
 def test_energy_keeps_buddy_overloads_deadlines():
     # tests/workloads/buddy-overload.json on TC2: eight tasks light for 300
     # ms (packed on the A7s) turn to 20% of an A15 each (160% in all). A
@@ -330,14 +341,7 @@ def test_energy_keeps_buddy_overloads_deadlines():
     # would see it ~60 ms late): the energy choice steps aside and the
     # balancer spreads, so pack=energy misses no more deadlines than off.
     # Looking only at balance ticks (16-24 ms apart), it missed 7-11.
-    script = subprocess.run([os.path.join(simlib.ROOT, "tools", "rtapp"),
-                             os.path.join(simlib.ROOT, "tests", "workloads", "buddy-overload.json")],
-                            capture_output=True, text=True, check=True).stdout.strip()
-    missed = {}
-    for mode in ("off", "energy"):
-        p = sim("tc2", script, "--pack=%s" % mode, "--seed=1")
-        assert p.returncode == 0, p.stderr
-        missed[mode] = int(result(p.stdout, "rtapp")["overruns"])
+    missed = dict((mode, int(tc2_rtapp("buddy-overload", mode)["overruns"])) for mode in ("off", "energy"))
     assert missed["energy"] <= missed["off"], missed
 
 
@@ -350,14 +354,7 @@ def test_energy_spreads_over_a_clusters_idle_cpus_at_equal_power():
     # the candidate's own busy time as overlap, pack=energy queued two tasks
     # on cpu2 every period (1.7 ms waits, lat_avg 851 us) while cpu4 sat idle,
     # and paid 1.13 x pack=all's energy.
-    script = subprocess.run([os.path.join(simlib.ROOT, "tools", "rtapp"),
-                             os.path.join(simlib.ROOT, "tests", "workloads", "medium.json")],
-                            capture_output=True, text=True, check=True).stdout.strip()
-    r = {}
-    for mode in ("all", "energy"):
-        p = sim("tc2", script, "--pack=%s" % mode, "--seed=1")
-        assert p.returncode == 0, p.stderr
-        r[mode] = result(p.stdout, "rtapp")
+    r = dict((mode, tc2_rtapp("medium", mode)) for mode in ("all", "energy"))
     e = r["energy"]
     assert int(e["overruns"]) == 0 and int(e["lat_avg_us"]) <= 500, e
     assert all(int(e["cpu%d_busy_us" % c]) >= 300000 for c in (2, 3, 4)), e
@@ -372,13 +369,6 @@ def test_energy_holds_the_tipping_point_through_a_burst():
     # as soon as a queue drained, the energy choice packed the burst back onto
     # the A7s between two ticks, missing 158 deadlines over seeds 1-6 against
     # off's 92 (with the hold: 99).
-    script = subprocess.run([os.path.join(simlib.ROOT, "tools", "rtapp"),
-                             os.path.join(simlib.ROOT, "tests", "workloads", "burst16.json")],
-                            capture_output=True, text=True, check=True).stdout.strip()
-    missed = {"off": 0, "energy": 0}
-    for mode in missed:
-        for seed in range(1, 7):
-            p = sim("tc2", script, "--pack=%s" % mode, "--seed=%d" % seed)
-            assert p.returncode == 0, p.stderr
-            missed[mode] += int(result(p.stdout, "rtapp")["overruns"])
+    missed = dict((mode, sum(int(tc2_rtapp("burst16", mode, seed)["overruns"]) for seed in range(1, 7)))
+                  for mode in ("off", "energy"))
     assert missed["energy"] <= 1.15 * missed["off"], missed
