@@ -211,6 +211,15 @@ KT_CASE(energy_sends_a_light_a15_task_to_its_a7_buddy)
 	/* cpu3 busier lately than cpu4 (both idle now): cpu4 is the rail's candidate. */
 	host_set_avg(&cpu_rq(3)->avg, PERIOD / 10, PERIOD / 10, PERIOD);
 	KT_ASSERT_EQ(sched_select_task_rq(&p, 0, true), 4);
+	/*
+	 * cpu3 and cpu4, idle now, were 60% busy lately; the buddy is 10%: its
+	 * siblings keep the rail busy 84% of the time, cpu3's only 64%. The
+	 * task's run on the buddy overlaps most: the buddy, as its own candidate.
+	 */
+	host_set_avg(&cpu_rq(3)->avg, PERIOD / 10 * 6, PERIOD / 10 * 6, PERIOD);
+	host_set_avg(&cpu_rq(4)->avg, PERIOD / 10 * 6, PERIOD / 10 * 6, PERIOD);
+	KT_ASSERT_EQ(sched_select_task_rq(&p, 0, true), 2);
+	KT_ASSERT_EQ(cpu_rq(0)->pack_stats[0], 2);	/* packed */
 }
 
 KT_CASE(energy_latency_guard_places_a_waiting_task_only_on_idle_cpus)
