@@ -20,6 +20,8 @@
  * - without a choice to make (no energy model, one cluster, all CPUs
  *   equal: energy.h's why_flat, said once at boot), the buddy rule.
  */
+#include <string.h>
+
 #include "arch/barrier.h"
 #include "kernel/sched/class.h"
 #include "kernel/sched/cpufreq.h"
@@ -193,7 +195,7 @@ static void energy_cand_opp(struct usage_memo *m, struct pack_energy_cand *c, in
 		c->speed = cpufreq_opp_scale(d, c->opp);
 		return;
 	}
-	for (int o = cpumask_first(&d->cpus); o >= 0; o = cpumask_next(&d->cpus, o)) {
+	for_each_cpu(o, &d->cpus) {
 		uint32_t u;
 
 		if (o == cpu || cpumask_test(&idle_hint, o))
@@ -218,7 +220,7 @@ static uint32_t rail_overlap(struct usage_memo *m, const struct rail *rail, int 
 {
 	uint64_t free = PACK_E_SCALE;
 
-	for (int o = cpumask_first(&rail->cpus); o >= 0; o = cpumask_next(&rail->cpus, o)) {
+	for_each_cpu(o, &rail->cpus) {
 		uint32_t uo;
 
 		if (o == cpu)
@@ -414,6 +416,7 @@ static void energy_tick(struct rq *rq)
 	uint32_t cap = sched_topo.cpu[cpu].capacity;
 	const struct task *curr = rq->curr;
 	struct sched_avg a;
+	bool over_usage, over_q;
 
 	if (energy_model()->why_flat)
 		return;
@@ -423,9 +426,11 @@ static void energy_tick(struct rq *rq)
 		queue_run[cpu] = queue_tick[cpu] + 1 == rq->ticks ? queue_run[cpu] + 1 : 1;
 		queue_tick[cpu] = rq->ticks;
 	}
-	mask_assign(&over_pelt, cpu, !pack_fits(usage_fraction(&a), cap, cap));
-	mask_assign(&over_queue, cpu, rq->cfs.nr_running >= 2 && queue_run[cpu] >= QUEUE_TICKS);
-	if (cpumask_test(&over_pelt, cpu) || cpumask_test(&over_queue, cpu))
+	over_usage = !pack_fits(usage_fraction(&a), cap, cap);
+	over_q = rq->cfs.nr_running >= 2 && queue_run[cpu] >= QUEUE_TICKS;
+	mask_assign(&over_pelt, cpu, over_usage);
+	mask_assign(&over_queue, cpu, over_q);
+	if (over_usage || over_q)
 		WRITE_ONCE(over_until, over_now() + OVER_HOLD);
 	rq->misfit_push = NULL;
 	if (curr->is_idle || curr->sched_class != &fair_sched_class)
@@ -453,8 +458,7 @@ static void energy_start(void)
 		WRITE_ONCE(over_pelt.w[i], 0);
 		WRITE_ONCE(over_queue.w[i], 0);
 	}
-	for (int cpu = 0; cpu < TOPO_MAX_CPUS; cpu++)
-		queue_run[cpu] = 0;
+	memset(queue_run, 0, sizeof(queue_run));
 	WRITE_ONCE(over_until, over_now());
 }
 
