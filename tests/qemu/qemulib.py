@@ -53,6 +53,15 @@ def exclusive(fn):
     return fn
 
 
+def rtapp_script(path, stdin=None):
+    """tools/rtapp's console script for the rt-app file @path ("-": the text @stdin), stripped; the
+    translation must succeed."""
+    p = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "rtapp"), path], input=stdin,
+                       capture_output=True, text=True, timeout=30)
+    assert p.returncode == 0, p.stderr
+    return p.stdout.strip()
+
+
 def boot(board, run=None, append="", stdin_bytes=None, timeout=60, dtb=None,
          until=None, icount=True, smp=None, debug=False, mttcg=False, type_lines=None, machine_opts=None):
     """Boot @board. @run: console commands (autorun, then poweroff).

@@ -10,11 +10,10 @@
 """
 import os
 import re
-import subprocess
 import tempfile
 
 import simlib
-from qemulib import ROOT, boot
+from qemulib import ROOT, boot, rtapp_script
 from simlib import result
 
 TC2_LINE = re.compile(r"^cluster(\d) cpus=([\d,-]+) governor=(\w+) cur_khz=(\d+) opps_khz=([\d,]+)$", re.M)
@@ -109,8 +108,7 @@ def test_schedutil_follows_a_ramp():
         path = os.path.join(tmp, "ramp.json")
         with open(path, "w") as f:
             f.write(RAMP)
-        script = subprocess.run([os.path.join(ROOT, "tools", "rtapp"), path], capture_output=True, text=True,
-                                check=True).stdout.strip()
+        script = rtapp_script(path)
         trace = os.path.join(tmp, "trace.txt")
         p = simlib.sim("qemu-tc2", "trace start; %s; trace stop" % script, "--governor=schedutil",
                        "--trace=" + trace)

@@ -123,18 +123,14 @@ def test_energy_mode_on_the_rtapp_workloads():
     # buddy, bursts, latency + background, ramp): pack=energy uses no more energy
     # than the best of off, rails and all (within 3%) over each rt-app run, and
     # its tasks keep their periods (no more overruns than 5% of their loops).
-    import os
-    import subprocess
-    import sys
-    from qemulib import ROOT
+    from qemulib import rtapp_script
     # Only those within one CPU (tests/workloads/README.md): under icount the guest has one
     # CPU's throughput, so the files beyond it overrun in every mode; their verdicts are the
     # simulator's (tools/experiment seeds).
     files = [os.path.join(ROOT, "tests", "workloads", f) for f in
              ("bursts.json", "medium.json", "mixed-latency.json", "ramp.json")]
     for path in files:
-        script = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "rtapp"), path], check=True,
-                                capture_output=True, text=True).stdout.strip()
+        script = rtapp_script(path)
         e = {}
         for mode in ("off", "rails", "all", "energy"):
             r = boot("qemu-tc2", append="pack=" + mode, run=script, timeout=180)

@@ -6,7 +6,7 @@ import os
 import re
 import sys
 
-from qemulib import ROOT, boot, stress_verdict
+from qemulib import boot, rtapp_script, stress_verdict
 
 sys.path.insert(0, os.path.dirname(__file__))
 from test_schedsim import result, sim  # noqa: E402
@@ -131,12 +131,8 @@ def inversion_periods(out):
 
 
 def test_priority_inheritance_bounds_the_three_task_inversion_on_both_engines():
-    import subprocess
     for pi in ("true", "false"):
-        p = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "rtapp"), "-"], input=INVERSION % pi,
-                           capture_output=True, text=True, timeout=30)
-        assert p.returncode == 0, p.stderr
-        cmds = p.stdout.strip()
+        cmds = rtapp_script("-", INVERSION % pi)
         assert cmds.endswith("rtapp run 0 pi=1" if pi == "true" else "rtapp run 0"), cmds
         q = boot("qemu-tc2", run=cmds, timeout=120)
         assert q.status == 0 and "error" not in q.output, q

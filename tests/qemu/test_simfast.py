@@ -20,7 +20,7 @@ import subprocess
 import tempfile
 
 import simlib
-from qemulib import stress_verdict
+from qemulib import rtapp_script, stress_verdict
 from simlib import result, results
 
 
@@ -326,9 +326,7 @@ def test_energy_without_a_choice_says_why_once_at_boot():
 def tc2_rtapp(workload, mode, seed=1):
     """tests/workloads/@workload.json, translated by tools/rtapp, on TC2's DT under pack=@mode
     with --seed=@seed: its RESULT bench=rtapp line as a dict."""
-    script = subprocess.run([os.path.join(simlib.ROOT, "tools", "rtapp"),
-                             os.path.join(simlib.ROOT, "tests", "workloads", workload + ".json")],
-                            capture_output=True, text=True, check=True).stdout.strip()
+    script = rtapp_script(os.path.join(simlib.ROOT, "tests", "workloads", workload + ".json"))
     p = sim("tc2", script, "--pack=%s" % mode, "--seed=%d" % seed)
     assert p.returncode == 0, p.stderr
     return result(p.stdout, "rtapp")
