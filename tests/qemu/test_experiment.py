@@ -520,6 +520,61 @@ def test_energy_verdicts_and_why():
     assert verdicts[0][3] is None and verdicts[1][3] is None, verdicts
 
 
+def test_energy_is_compared_with_modes_that_do_the_same_work():
+    """A mode that saves energy by doing less of the work (throughput more than 1%
+    below energy's) or by missing more deadlines (beyond 10% + 2) is left out of
+    pack=energy's comparison and named; a mode doing the same job cheaper still
+    fails the verdict; with every other mode left out the verdict is met and says why."""
+    def ms(e, thr, ov):
+        return [{"energy": e, "throughput": thr, "overruns": ov}]
+    bypack = {"energy": ms(100.0, 1.0, 5), "rails": ms(60.0, 0.80, 0), "all": ms(70.0, 1.0, 30),
+              "off": ms(101.0, 0.995, 7)}
+    others = {p: m[0]["energy"] for p, m in bypack.items() if p != "energy"}
+    what, meas, target, ok, why = rp.energy_vs_same_work(bypack, "w", others)
+    assert ok is True and meas.startswith("0.990 of the best other (off); left out, doing less: "), meas
+    assert "rails: 20.0% less work for 0.60x the energy" in meas and \
+        "all: 25 more missed deadlines for 0.70x the energy" in meas, meas
+    # off does the same job for 5% less: energy misses, whatever rails and all did.
+    bypack["off"] = ms(95.0, 1.0, 5)
+    _, meas, _, ok, why = rp.energy_vs_same_work(bypack, "w", dict(others, off=95.0))
+    assert ok is False and meas.startswith("1.053 of the best other (off)"), meas
+    # Nobody else does the work: met, naming what the others did instead.
+    bypack["off"] = ms(50.0, 0.5, 5)
+    _, meas, _, ok, _ = rp.energy_vs_same_work(bypack, "w", dict(others, off=50.0))
+    assert ok is True and meas.startswith("no other mode does this work: off: 50.0% less work"), meas
+    # Workloads without throughput or deadlines (cyclictest): every mode compared.
+    plain = {p: [{"energy": m[0]["energy"]}] for p, m in bypack.items()}
+    _, meas, _, ok, _ = rp.energy_vs_same_work(plain, "w", {"rails": 60.0, "all": 70.0, "off": 50.0})
+    assert ok is False and meas == "2.000 of the best other (off)", meas
+
+
+def test_latency_verdict_judged_at_uniform_speed():
+    """With the uniform-speed pair present the simulator's latency verdict is
+    theirs, and the line at the CPUs' own speeds is reported beside it, not
+    judged; without it the own-speed line is the verdict, as before."""
+    def cyc(pack, avg, workload, busy):
+        machine = {"cpus": [{"cpu": 0, "cluster": 0, "capacity": 1024}, {"cpu": 1, "cluster": 1, "capacity": 512}],
+                   "speed": "uniform" if workload.endswith("-uniform") else "capacity"}
+        out = "\n".join("RESULT bench=cyclictest board=tc2 pack=%s engine=sim threads=8 duration_us=20000000 "
+                        "lat_min_us=0 lat_avg_us=%d lat_max_us=9 energy=1 cpu0_busy_us=%d cpu0_idle_us=1 "
+                        "cpu1_busy_us=%d cpu1_idle_us=1" % (pack, avg, busy[0], busy[1]) for _ in range(2))
+        out += "\nenergy: src=model window_us=16000000 total=1\nenergy: energy=1 energy_c0=0 energy_c1=1 " \
+            "cpu0_busy_us=%d cpu0_idle_us=1 cpu1_busy_us=%d cpu1_idle_us=1" % busy
+        return fake_result("sim", "tc2", pack, workload, out, machine=machine)
+    res = [cyc("off", 2, "cyclictest-seed", (1000, 0)), cyc("energy", 4, "cyclictest-seed", (0, 1000))]
+    md = sd.seeds_markdown(res, ["off", "energy"])
+    assert "- verdict (simulator): cyclictest avg latency, energy / off (tc2): 4.00 us / 2.00 us = 2.000 " \
+        "(target <= 1.10): MISSED" in md, md
+    res += [cyc("off", 2, "cyclictest-seed-uniform", (1000, 0)), cyc("energy", 2, "cyclictest-seed-uniform", (0, 1000))]
+    md = sd.seeds_markdown(res, ["off", "energy"])
+    assert "- verdict (simulator): cyclictest avg latency, energy / off (tc2, every CPU at capacity 1024): " \
+        "2.00 us / 2.00 us = 1.000 (target <= 1.10): met" in md, md
+    assert "- reported (simulator): cyclictest avg latency, energy / off (tc2): 4.00 us / 2.00 us = 2.000 " \
+        "(at the CPUs' own speeds; not the verdict)" in md, md
+    assert "busy time per unit of capacity-1024 work, energy 2.00, off 1.00" in md, md
+    assert "MISSED: cyclictest avg latency" not in md, md
+
+
 def sysbench_output(board, pack, scale, engine="sim"):
     return "\n".join("RESULT bench=sysbench board=%s pack=%s engine=%s threads=%d requests=%d time_us=%d energy=1"
                      % (board, pack, engine, n, r, int(r * 2000 * scale)) for n in (8, 12, 16) for r in (200, 2000))
@@ -570,6 +625,7 @@ def test_argument_errors_exit_2():
         ["run", "--boards", "qemu-tc2", "--pack", "on", "--script", TINY],
         ["run", "--boards", "qemu-tc2", "--workload", "nosuch"],
         ["run", "--boards", "qemu-tc2", "--workload", "rtapp:nosuch.json"],
+        ["run", "--engine", "qemu", "--boards", "qemu-tc2", "--workload", "cyclictest-seed-uniform"],
         ["run", "--boards", "qemu-tc2", "--script", TINY, "--jobs", "0"],
         ["run", "--boards", "qemu-tc2", "--script", TINY, "--repeat", "0"],
         ["run", "--boards", "qemu-tc2", "--script", 'echo "x"'],

@@ -209,7 +209,8 @@ class Cell:
         tmp = tempfile.mkdtemp(prefix="experiment-cell-")
         try:
             dtb = self._dtb(tmp, snapshot)
-            res["machine"] = machine_info(dtb, "capacity" if self.engine == "sim" else "uniform")
+            uniform = self.engine != "sim" or "--speed=uniform" in self.workload.sim_args
+            res["machine"] = machine_info(dtb, "uniform" if uniform else "capacity")
             if self.engine == "sim":
                 self._run_sim(res, dtb, tmp, timeout, snapshot)
             else:
@@ -262,7 +263,7 @@ class Cell:
             argv.append("--governor=%s" % self.governor_arg)
         if trace:
             argv.append("--trace=%s" % trace)
-        argv += [dtb, self.workload.script]
+        argv += list(self.workload.sim_args) + [dtb, self.workload.script]
         try:
             p = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, cwd=ROOT)
         except subprocess.TimeoutExpired as e:
@@ -283,6 +284,8 @@ class Cell:
             os.path.join(ROOT, "build", self.board, "kernel.bin")
         if not os.path.isfile(kernel):
             raise CellError("no build/%s/kernel.bin: build it first (make boards)" % self.board)
+        if self.workload.sim_args:
+            raise CellError("workload %s runs on the simulator only" % self.workload.name)
         if shutil.which("qemu-system-arm") is None:
             raise CellError("qemu-system-arm not found (tools/ensure-deps.sh installs it)")
         res["build"] = {"git": git_head(), "binary": "build/%s/kernel.bin" % self.board,

@@ -30,13 +30,14 @@ class UsageError(Exception):
 class Workload:
     """A console script and what a good run of it prints."""
 
-    def __init__(self, name, script, expect_results=None, window=False, light=False, note=""):
+    def __init__(self, name, script, expect_results=None, window=False, light=False, note="", sim_args=()):
         self.name = name
         self.script = script
         self.expect_results = expect_results  # exact number of RESULT lines, or None: at least one
         self.window = window                  # must print an `energy: energy=` window line
         self.light = light                    # must print `schedtest light` output
         self.note = note
+        self.sim_args = tuple(sim_args)       # schedsim options; non-empty: a simulator-only workload
 
     def commands(self):
         return [c.strip() for c in self.script.split(";") if c.strip()]
@@ -103,16 +104,21 @@ def builtin_workload(name, quick):
         return sysbench_seed(quick), None
     if name == "sysbench-control":
         return sysbench_seed(quick, control=True), None
-    if name == "cyclictest-seed":
+    if name in ("cyclictest-seed", "cyclictest-seed-uniform"):
         script = "%s &; %s &; sleep 2000; energy mark; sleep 16000; energy; wait" % (CYCLIC_SEED, CYCLIC_SEED)
-        return Workload(name, script, expect_results=2, window=True), None
+        if name == "cyclictest-seed":
+            return Workload(name, script, expect_results=2, window=True), None
+        # The same run with every CPU at capacity 1024 (schedsim --speed=uniform): what
+        # the placement adds to the latency, apart from the slower CPUs it chose.
+        return Workload(name, script, expect_results=2, window=True, sim_args=("--speed=uniform",),
+                        note="simulator only: every CPU runs at capacity 1024"), None
     if name == "light":
         return Workload(name, "energy mark; schedtest light 16 2000 100 10000; energy", expect_results=0,
                         window=True, light=True), None
     if name.startswith("rtapp:") and len(name) > 6:
         return rtapp_workload(name, name[6:])
-    raise UsageError("unknown workload '%s' (sysbench-seed, sysbench-control, cyclictest-seed, light, "
-                     "rtapp:FILE.json)" % name)
+    raise UsageError("unknown workload '%s' (sysbench-seed, sysbench-control, cyclictest-seed, "
+                     "cyclictest-seed-uniform, light, rtapp:FILE.json)" % name)
 
 
 def script_workload(text):
