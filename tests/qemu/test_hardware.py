@@ -598,6 +598,7 @@ def test_powerrun_bad_arguments():
             ["run", "--board", "nope", "--port", "/dev/null", "--workload", "light"],
             ["run", "--board", "tc2", "--port", "/dev/null"],
             ["run", "--board", "tc2", "--port", "/dev/null", "--workload", "bogus"],
+            ["run", "--board", "tc2", "--port", "/dev/null", "--workload", "cyclictest-seed-uniform"],
             ["run", "--board", "tc2", "--port", "/dev/null", "--workload", "light", "--pack", "sideways"],
             ["run", "--board", "tc2", "--port", "/dev/null", "--workload", "light", "--baud", "12345"],
             ["run", "--board", "tc2", "--port", "/dev/ttyNOSUCH", "--workload", "light"],
