@@ -1377,8 +1377,10 @@ int sched_check_invariants(void)
 
 		for (int i = 0; i < sched_nr_classes; i++) {
 			const struct sched_class *c = sched_class_order[i];
+			const char *broken = c->check ? c->check(rq) : NULL;
 
-			KASSERT(!c->check || c->check(rq));
+			if (broken)
+				panic("invariant: cpu%d's %s class: %s", cpu, c->name, broken);
 			if (!c->idle)
 				nr += rq->class_nr[i];
 		}

@@ -464,9 +464,9 @@ static void fair_for_each_queued(const struct rq *rq, void (*fn)(const struct ta
 		fn(task_of_se(se), arg);
 }
 
-static bool fair_check(const struct rq *rq)
+static const char *fair_check(const struct rq *rq)
 {
-	return cfs_check(&rq->cfs);
+	return cfs_check(&rq->cfs) ? NULL : "its tree, sums or min_vruntime (cfs_check)";
 }
 
 void fair_set_nice(struct rq *rq, struct task *p, int nice, uint64_t now)

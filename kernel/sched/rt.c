@@ -10,6 +10,7 @@
 
 #include "arch/barrier.h"
 #include "arch/cpu.h"
+#include "kernel/lib/format.h"
 #include "kernel/lib/panic.h"
 #include "kernel/lib/printk.h"
 #include "kernel/sched/cpupri.h"
@@ -112,10 +113,15 @@ static int waiting_level(const struct rq *rq, const struct task *curr)
 	return h;
 }
 
+/*
+ * Publish the waiting level with @curr running. Throttled, no RT task runs
+ * whatever curr is (the switch away from it may not have come yet): every
+ * one waits, and a puller may take the highest.
+ */
 static void update_waiting(struct rq *rq, const struct task *curr)
 {
 	/* Pinned tasks only (or none): 0 without the bitmap scan (a counter, kept for this: ~20 per pick). */
-	WRITE_ONCE(rq->rt.waiting, rq->rt.nr_migratory ? waiting_level(rq, curr) : 0);
+	WRITE_ONCE(rq->rt.waiting, rq->rt.nr_migratory ? waiting_level(rq, rq->rt.throttled ? NULL : curr) : 0);
 }
 
 /* The highest queued priority changed (or may have): the bitmap says which, cpupri is told. */
@@ -255,6 +261,8 @@ static bool period_roll(struct rq *rq, uint64_t now)
 	rq->rt.period_start = since >= 2 * sched_rt_period_ns ? now : now - since % sched_rt_period_ns;
 	rq->rt.rt_time = 0;
 	rq->rt.throttled = false;
+	if (was)
+		update_waiting(rq, rq->curr);	/* curr, if it is RT, runs again: it no longer waits */
 	return was;
 }
 
@@ -594,9 +602,13 @@ static void rt_for_each_queued(const struct rq *rq, void (*fn)(const struct task
 	}
 }
 
-static bool rt_check(const struct rq *rq)
+/* rt_check()'s line: built under every rq lock (sched_check_invariants), so one buffer serves. */
+static char rt_broken[160];
+
+static const char *rt_check(const struct rq *rq)
 {
 	unsigned int count = 0, migratory = 0;
+	int waiting;
 
 	for (int prio = 0; prio < RT_NR_PRIO; prio++) {
 		const struct rt_list *q = &rq->rt.queue[prio];
@@ -604,25 +616,36 @@ static bool rt_check(const struct rq *rq)
 		unsigned int mig = 0;
 
 		if (bit != (q->next != q))
-			return false;
+			return "a priority's bitmap bit disagrees with its list";
 		for (struct rt_list *n = q->next; n != q; n = n->next) {
 			const struct task *p = task_of_rt(n);
 
 			if (p->prio != prio || !p->rt.on_list || p->sched_class != &rt_sched_class)
-				return false;
+				return "a task on a priority's list is not of it";
 			count++;
 			mig += p->nr_cpus_allowed > 1;
 		}
 		if (mig != rq->rt.nr_mig_prio[prio] ||
 		    ((rq->rt.mig_bitmap[prio / 32] >> (prio % 32)) & 1u) != (mig != 0))
-			return false;
+			return "a priority's migratory count or bit";
 		migratory += mig;
 	}
+	if (count != rq->rt.nr_running || migratory != rq->rt.nr_migratory)
+		return "nr_running or nr_migratory";
+	if (rq->rt.highest != bitmap_highest(rq->rt.bitmap))
+		return "highest";
 	/* The counts hold (above): the published waiting level must be the one they give now. */
-	return count == rq->rt.nr_running && migratory == rq->rt.nr_migratory &&
-	       rq->rt.highest == bitmap_highest(rq->rt.bitmap) &&
-	       rq->rt.waiting == waiting_level(rq, rq->rt.throttled ? NULL : rq->curr) &&
-	       rq->rt.overloaded == (rq->rt.nr_running >= 2 && migratory > 0);
+	waiting = waiting_level(rq, rq->rt.throttled ? NULL : rq->curr);
+	if (rq->rt.waiting != waiting) {
+		ksnprintf(rt_broken, sizeof(rt_broken),
+			  "waiting %d, the queue gives %d (throttled %d, curr %s prio %d %s, nr_running %u)",
+			  rq->rt.waiting, waiting, rq->rt.throttled, rq->curr->name, rq->curr->prio,
+			  rq->curr->rt.on_list ? "queued" : "not queued", rq->rt.nr_running);
+		return rt_broken;
+	}
+	if (rq->rt.overloaded != (rq->rt.nr_running >= 2 && migratory > 0))
+		return "overloaded";
+	return NULL;
 }
 
 /*

@@ -97,3 +97,42 @@ KT_CASE(the_waiting_level_follows_each_pick)
 	fifo_on(2, 50, ALL, 3);
 	KT_ASSERT_EQ(rq->rt.waiting, 50);
 }
+
+/*
+ * Throttled, every RT task of the CPU waits (a puller may take any): the
+ * published level is the queue's with no task running, whatever curr is.
+ * Seen broken under the parallel-vCPU stress (`stress 60 5203 300 rt`,
+ * MTTCG): a task queued on a CPU whose RT task had just been throttled,
+ * before the switch away from it, published the level as if that task
+ * still ran; the checker then found waiting 45 where the queue gave 50.
+ */
+KT_CASE(a_throttled_cpu_publishes_every_rt_task_as_waiting)
+{
+	struct rq *rq;
+	struct task *run;
+	uint64_t t;
+
+	KT_ASSERT(boot());
+	rq = cpu_rq(3);
+	fifo_on(0, 50, ALL, 3);
+	run = rt->pick_next(rq, rq->curr, false, host_fake_now);
+	KT_ASSERT(run == &tk[0]);
+	rq->curr = run;
+	rt->set_curr(rq, run, host_fake_now);
+	/* A first tick starts the throttling period; the next, 960 ms of running later, throttles. */
+	t = host_fake_now;
+	rt->tick(rq, run, t);
+	rt->tick(rq, run, t + 960 * MS);
+	KT_ASSERT(rq->rt.throttled);
+	KT_ASSERT_EQ(rq->rt.waiting, 50);
+	KT_ASSERT(rt->check(rq) == NULL);
+	/* Before the switch away from it, another migratory task arrives: both wait. */
+	fifo_on(1, 45, ALL, 3);
+	KT_ASSERT_EQ(rq->rt.waiting, 50);
+	KT_ASSERT(rt->check(rq) == NULL);
+	/* The period ends with the throttled task still curr: it runs again, 45 waits. */
+	rt->tick(rq, run, t + 2000 * MS);
+	KT_ASSERT(!rq->rt.throttled);
+	KT_ASSERT_EQ(rq->rt.waiting, 45);
+	KT_ASSERT(rt->check(rq) == NULL);
+}

@@ -96,8 +96,11 @@ struct sched_class {
 	void (*for_each_queued)(const struct rq *rq, void (*fn)(const struct task *p, void *arg), void *arg);
 	/* How many of its tasks on @rq may not run now (RT throttling); NULL: none ever. */
 	unsigned int (*nr_throttled)(const struct rq *rq);
-	/* Check the class's queue on @rq (sched_check_invariants): false if broken. */
-	bool (*check)(const struct rq *rq);
+	/*
+	 * Check the class's queue on @rq (sched_check_invariants, every rq
+	 * locked): NULL if it holds, else what is broken, for the panic line.
+	 */
+	const char *(*check)(const struct rq *rq);
 
 	int idx;		/* its place in the order (set at sched_init) */
 };

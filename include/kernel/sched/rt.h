@@ -61,9 +61,10 @@ struct rt_rq {
 	/*
 	 * Highest priority of a migratory task queued here but not running
 	 * (0: none): what a pull could take (Linux's highest_prio.next, the
-	 * top of its pushable list). Written under the lock whenever the queue
-	 * or curr changes; others read it without the lock, as a hint to skip
-	 * this queue.
+	 * top of its pushable list); throttled, every queued task counts as
+	 * not running. Written under the lock whenever the queue, curr or
+	 * throttled changes; others read it without the lock, as a hint to
+	 * skip this queue.
 	 */
 	int waiting;
 	uint64_t level_since_ns;	/* when highest last changed */
