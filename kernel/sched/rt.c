@@ -637,10 +637,12 @@ static const char *rt_check(const struct rq *rq)
 	/* The counts hold (above): the published waiting level must be the one they give now. */
 	waiting = waiting_level(rq, rq->rt.throttled ? NULL : rq->curr);
 	if (rq->rt.waiting != waiting) {
+		const struct task *c = rq->curr;	/* NULL on a CPU not brought up */
+
 		ksnprintf(rt_broken, sizeof(rt_broken),
 			  "waiting %d, the queue gives %d (throttled %d, curr %s prio %d %s, nr_running %u)",
-			  rq->rt.waiting, waiting, rq->rt.throttled, rq->curr->name, rq->curr->prio,
-			  rq->curr->rt.on_list ? "queued" : "not queued", rq->rt.nr_running);
+			  rq->rt.waiting, waiting, rq->rt.throttled, c ? c->name : "none", c ? c->prio : 0,
+			  c && c->rt.on_list ? "queued" : "not queued", rq->rt.nr_running);
 		return rt_broken;
 	}
 	if (rq->rt.overloaded != (rq->rt.nr_running >= 2 && migratory > 0))

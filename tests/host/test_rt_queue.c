@@ -135,4 +135,9 @@ KT_CASE(a_throttled_cpu_publishes_every_rt_task_as_waiting)
 	KT_ASSERT(!rq->rt.throttled);
 	KT_ASSERT_EQ(rq->rt.waiting, 45);
 	KT_ASSERT(rt->check(rq) == NULL);
+	/* What the invariant check's panic line says of a wrong level. */
+	rq->rt.waiting = 7;
+	KT_ASSERT(rt->check(rq) != NULL);
+	KT_ASSERT(strstr(rt->check(rq), "waiting 7, the queue gives 45 (throttled 0, curr ") != NULL);
+	rq->rt.waiting = 45;
 }
