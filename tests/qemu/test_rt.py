@@ -81,6 +81,22 @@ def test_throttling_leaves_fair_tasks_a_share_and_minus_one_takes_it_away():
     assert unthrottled[0] == 0, unthrottled
 
 
+def test_rtstat_shows_each_cpus_rt_queue_and_throttling():
+    # schedsim: a FIFO spinner on cpu1 with 100 ms of RT runtime per 1 s period. At 1.6 s
+    # it has throttled in both periods begun, is throttled now, after ~100 ms of RT time.
+    out = sim("qemu-tc2", "sysctl kernel.sched_rt_runtime_us=100000; taskset 2 chrt -f 10 spawn 1 2500; "
+                          "sleep 1600; rtstat; rtstat x").stdout
+    rows = {int(m.group(1)): dict(kv.split("=") for kv in m.group(2).split())
+            for m in re.finditer(r"^rtstat: cpu(\d+) (.*)$", out, re.M)}
+    assert sorted(rows) == [0, 1, 2, 3, 4], out
+    one = rows.pop(1)
+    assert (one["rt_nr_running"], one["highest"], one["waiting"], one["throttled"], one["nr_throttled"]) == \
+        ("1", "10", "0", "1", "2"), one
+    assert 100000 <= int(one["rt_time_us"]) <= 105000, one
+    assert all(set(r.values()) == {"0"} for r in rows.values()), rows
+    assert "error: rtstat takes no arguments" in out, out
+
+
 def test_cyclictest_p_gives_threads_decreasing_fifo_priorities():
     r = boot("qemu-tc2", run="cyclictest -p 80 -t 4 -q -D 1; cyclictest --policy=rr -p 5 -t 2 -q -D 1", timeout=60)
     assert r.status == 0, r
