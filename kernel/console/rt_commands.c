@@ -7,7 +7,7 @@
  * periods have throttled since boot. Each CPU's line is one snapshot under
  * its run queue's lock.
  */
-#include "arch/cpu.h"
+#include "arch/spinlock.h"
 #include "kernel/lib/printk.h"
 #include "kernel/sched/sched.h"
 #include "kernel/console/shell.h"
@@ -22,13 +22,12 @@ static int cmd_rtstat(int argc, char **argv)
 	}
 	for (int cpu = 0; cpu < sched_nr_cpus(); cpu++) {
 		struct rq *rq = cpu_rq(cpu);
-		unsigned long flags = arch_irq_save();
+		unsigned long flags = spin_lock_irqsave(&rq->lock);
 		unsigned int nr;
 		int highest, waiting;
 		bool overloaded, throttled;
 		uint64_t rt_time, periods;
 
-		spin_lock(&rq->lock);
 		nr = rq->rt.nr_running;
 		highest = rq->rt.highest;
 		waiting = rq->rt.waiting;
@@ -36,8 +35,7 @@ static int cmd_rtstat(int argc, char **argv)
 		throttled = rq->rt.throttled;
 		rt_time = rq->rt.rt_time;
 		periods = rq->rt.nr_throttled;
-		spin_unlock(&rq->lock);
-		arch_irq_restore(flags);
+		spin_unlock_irqrestore(&rq->lock, flags);
 		kprintf("rtstat: cpu%d rt_nr_running=%u highest=%d waiting=%d overloaded=%d throttled=%d "
 			"rt_time_us=%llu nr_throttled=%llu\n", cpu, nr, highest, waiting, overloaded, throttled,
 			(unsigned long long)(rt_time / NSEC_PER_USEC), (unsigned long long)periods);

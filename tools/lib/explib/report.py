@@ -623,8 +623,7 @@ def energy_verdicts(groups, engine, board, workloads, tag=""):
         packs = pack_order(list(bypack))
         means = {p: mean_of(bypack[p], "energy") for p in packs if mean_of(bypack[p], "energy") is not None}
         others = {p: v for p, v in means.items() if p != "energy"}
-        best_mode = min(others, key=others.get) if others else None
-        best = others.get(best_mode)
+        best = min(others.values()) if others else None
         for p in packs:
             ms = bypack[p]
             e = means.get(p)
