@@ -236,6 +236,13 @@ uint64_t timers_cb_now(void)
 	return b->cb_now;
 }
 
+uint64_t timers_now(void)
+{
+	const struct timer_base *b = &bases[arch_cpu_id()];
+
+	return b->running ? b->cb_now : arch_now_ns();
+}
+
 void timers_diag(int cpu, struct timers_diag *d)
 {
 	const struct timer_base *b = &bases[cpu];

@@ -77,6 +77,12 @@ bool timers_in_callbacks(int cpu);
  */
 uint64_t timers_cb_now(void);
 /*
+ * The clock for work done now on this CPU (IRQs masked): timers_cb_now()
+ * inside a timer callback (a wake-up from a timer is timed at its
+ * interrupt, as the tick is: one clock read fewer), else arch_now_ns().
+ */
+uint64_t timers_now(void);
+/*
  * Run expired timers of the calling CPU, then reprogram the hardware. One
  * call runs callbacks for at most TIMERS_RUN_BUDGET_NS (and at least one):
  * a backlog (a vCPU the host did not run, callbacks whose wake-ups wait on
