@@ -133,6 +133,10 @@ static void timeline_insert(struct cfs_rq *cfs, struct sched_entity *se)
 	struct rb_node **link = &cfs->timeline.root, *parent = NULL;
 	bool leftmost = true;
 
+	if (!*link) {	/* a task waking on an empty queue: no descent, no fix-up */
+		rb_insert_single(&cfs->timeline, &se->run_node);
+		return;
+	}
 	while (*link) {
 		parent = *link;
 		if (vruntime_delta(se->vruntime, node_se(parent)->vruntime) < 0) {
@@ -269,6 +273,8 @@ HOT_INLINE void cfs_set_next(struct cfs_rq *cfs, struct sched_entity *next, uint
 		timeline_swap(cfs, prev, next);
 	else if (prev && prev->on_rq)
 		timeline_insert(cfs, prev);
+	else if (next && rb_is_single(&cfs->timeline, &next->run_node))
+		rb_erase_single(&cfs->timeline, &next->run_node);	/* from idle: the queue's only task */
 	else if (next)
 		rb_erase(&cfs->timeline, &next->run_node);
 	cfs->curr = next;

@@ -420,6 +420,60 @@ KT_CASE(replace_keeps_order_and_shape)
 	KT_ASSERT_EQ(rb_check(&tree, item_less), -1);
 }
 
+/*
+ * The inline one-node paths (the fair class's queue between idle and one
+ * task): rb_insert_single() into an empty tree, rb_erase_single() and
+ * rb_replace_single() of the only node, mixed with the general operations
+ * on a few keys so that trees keep passing through one node, and nodes
+ * come back with the links and colour of an earlier, bigger tree.
+ */
+KT_CASE(one_node_paths_keep_the_tree_valid)
+{
+	unsigned long singles = 0;
+
+	for (uint64_t seed = 1; seed <= 20; seed++) {
+		const size_t cap = 1 + seed % 4;
+
+		rng_seed(seed * 104729);
+		reset();
+		for (int op = 0; op < 2000; op++) {
+			struct item *it = &pool[rng_below(cap + 1)];
+
+			if (it->in_tree && rb_is_single(&tree, &it->node)) {
+				it->in_tree = false;
+				rb_erase_single(&tree, &it->node);
+				KT_ASSERT(ref_erase(it));
+				singles++;
+			} else if (it->in_tree) {
+				KT_ASSERT(do_erase(it));
+			} else if (!tree.root) {
+				it->key = rng_below(8);
+				it->in_tree = true;
+				rb_insert_single(&tree, &it->node);
+				ref_insert(it);
+				singles++;
+			} else if (ref_n == 1 && rng_below(2)) {
+				/* Two tasks taking turns: @it takes the only node's place. */
+				it->key = rng_below(8);
+				rb_replace_single(&tree, &ref[0]->node, &it->node);
+				ref[0]->in_tree = false;
+				it->in_tree = true;
+				ref[0] = it;
+				singles++;
+			} else {
+				do_insert(it, rng_below(8));
+			}
+			check_all();
+			KT_ASSERT_EQ(rb_check(&tree, item_less) > 0, true);
+			if (kt_failed_now) {
+				printf("  (seed %llu, op %d)\n", (unsigned long long)seed, op);
+				return;
+			}
+		}
+	}
+	KT_ASSERT(singles > 1000);
+}
+
 KT_CASE(erase_leftmost_updates_first)
 {
 	rng_seed(7);

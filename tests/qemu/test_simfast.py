@@ -365,8 +365,12 @@ def test_energy_holds_the_tipping_point_through_a_burst():
     # overutilized state lasts ~5 ms after a CPU's look last found it (Linux
     # clears its flag at a load balance, not when a queue drains): released
     # as soon as a queue drained, the energy choice packed the burst back onto
-    # the A7s between two ticks, missing 158 deadlines over seeds 1-6 against
-    # off's 92 (with the hold: 99).
-    missed = dict((mode, sum(int(tc2_rtapp("burst16", mode, seed)["overruns"]) for seed in range(1, 7)))
+    # the A7s between two ticks. Seeds 1-20 (a run is ~60 ms of wall time):
+    # without the hold energy missed 505 deadlines against off's 296 (1.71x);
+    # with it 391 (1.32x). What is left is the burst's onset, where every task
+    # still looks light and is placed by energy (docs/placement.md); six seeds
+    # were too few to tell 1.32 from 1.15, and any change of timing moved
+    # them across. The bound sits between the two.
+    missed = dict((mode, sum(int(tc2_rtapp("burst16", mode, seed)["overruns"]) for seed in range(1, 21)))
                   for mode in ("off", "energy"))
-    assert missed["energy"] <= 1.15 * missed["off"], missed
+    assert missed["energy"] <= 1.5 * missed["off"], missed

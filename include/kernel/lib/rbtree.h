@@ -65,6 +65,23 @@ static inline void rb_replace_single(struct rb_root *tree, struct rb_node *old, 
 	tree->root = tree->leftmost = new;
 }
 
+/* rb_insert() into an empty tree: @node becomes it (black, no links). A few stores. */
+static inline void rb_insert_single(struct rb_root *tree, struct rb_node *node)
+{
+	KASSERT_DEBUG(!tree->root && !tree->leftmost);
+	node->left = node->right = node->parent = NULL;
+	node->red = false;
+	tree->root = tree->leftmost = node;
+}
+
+/* rb_erase() of the tree's only node (rb_is_single()): the tree is empty. */
+static inline void rb_erase_single(struct rb_root *tree, struct rb_node *node)
+{
+	KASSERT_DEBUG(rb_is_single(tree, node) && tree->leftmost == node);
+	(void)node;
+	tree->root = tree->leftmost = NULL;
+}
+
 static inline struct rb_node *rb_first(const struct rb_root *tree)
 {
 	return tree->leftmost;
