@@ -266,7 +266,8 @@ static void sched_tick_at(uint64_t now)
 	if (rq->avg_rt_running)	/* else it only decays: brought up to date when read or when RT runs */
 		pelt_update_scaled(&rq->avg_rt, now, true, true, rq->freq_scale);
 	cpufreq_update(rq->cpu, now, CPUFREQ_TICK);
-	KASSERT_DEBUG((rq->nr_running >= 2) == cpumask_test(&sched_overloaded, rq->cpu));
+	KASSERT_DEBUG((rq->nr_running >= 2) == cpumask_test(&sched_overloaded, rq->cpu) &&
+		      rq->overloaded == cpumask_test(&sched_overloaded, rq->cpu));
 	if (!rq->curr->is_idle) {
 		update_task_avg(rq->curr, now, true, true, rq->freq_scale);
 		sched_class_call(rq->curr->sched_class, tick, rq, rq->curr, now);

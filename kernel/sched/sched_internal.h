@@ -166,7 +166,9 @@ static inline void rq_overload_update(struct rq *rq)
 {
 	bool over = rq->nr_running >= 2;
 
-	if (over != cpumask_test(&sched_overloaded, rq->cpu)) {
+	/* rq->overloaded mirrors the CPU's bit (both written here, under the lock): no shared line read per enqueue. */
+	if (over != rq->overloaded) {
+		rq->overloaded = over;
 		if (over)
 			cpumask_set_atomic(&sched_overloaded, rq->cpu);
 		else

@@ -125,6 +125,7 @@ struct rq {
 	unsigned int class_nr[SCHED_MAX_CLASSES];	/* the same per class (idle's: always 1) */
 	unsigned int nr_outside_fair;	/* of them, not in the fair class: 0 lets the switch take the fast path */
 	uint8_t class_work;		/* bit per class: its balance() runs after the unlock */
+	bool overloaded;		/* its bit in sched_overloaded (nr_running >= 2), kept beside: no shared read */
 	struct cfs_rq cfs;
 	struct sched_avg avg;		/* PELT of the whole rq (any task runnable/running) */
 	bool avg_runnable, avg_running;	/* the state avg accrues in since its last update */
