@@ -144,20 +144,19 @@ static void enqueue_on(struct task *p, int target, int flags);
  * moved it one period on, under the lock it holds anyway, and programs the
  * hardware once for all callbacks.
  *
- * A tick whose interrupt came past its next slot (the vCPU was descheduled,
- * interrupts were masked for long, the interrupt's earlier callbacks
- * outlasted a period) has overrun. Left on the grid, the next slot would be
- * due at once, and a CPU whose ticks keep coming late would spend itself in
- * back-to-back ticks. So the next tick waits for the first slot after now
- * plus as long as this one was late (at most TICK_HOLD_MAX_NS), leaving the
- * CPU time outside its interrupts, as Linux's hrtimer_interrupt() holds its
- * next event back after a hang. "Now" is the interrupt's clock, as for all
- * the tick's work: no second clock read per tick. A tick whose own work
- * outlasts a period (it waited for a lock) is not held back: timers_run()
- * runs only what was due at the interrupt's clock, so the tick cannot fire
- * again in the same interrupt, which returns through sched_irq_exit() (the
- * reschedule) before the next, already due, interrupt is taken; that one
- * sees itself late and is held back if it is a period late.
+ * A tick that ends past its next slot (it waited for a lock, its vCPU was
+ * descheduled, the interrupt's other work outlasted a period) has overrun.
+ * Re-armed on the grid it would fire again before the interrupt returned,
+ * the dispatcher would take it in the same loop, and a CPU whose ticks keep
+ * overrunning would never reach sched_irq_exit(), where it reschedules: it
+ * would tick on with need_resched set and its tasks stranded. So the next
+ * tick waits for the first slot after now plus as long as this one was late
+ * (at most TICK_HOLD_MAX_NS), leaving the CPU time outside its interrupts,
+ * as Linux's hrtimer_interrupt() holds its next event back after a hang.
+ * "Now" is where the tick ended, a clock read of its own: the interrupt's
+ * clock would miss a tick whose own work outlasted a period, and the GIC's
+ * dispatcher (gic_handle_irq() takes every pending interrupt before it
+ * returns) would run it again at once (tests/qemu/test_smp_debug.py).
  */
 #define TICK_HOLD_MAX_NS (100ull * NSEC_PER_MSEC)
 
@@ -200,14 +199,15 @@ static void sched_tick_at(uint64_t now);
 static void tick_fn(struct timer *t)
 {
 	struct rq *rq = t->arg;
-	uint64_t now = timers_cb_now();	/* the interrupt's clock: the tick's time */
+	uint64_t now;
 
-	sched_tick_at(now);
+	sched_tick_at(timers_cb_now());	/* the interrupt's clock: the tick's time */
 	if (rq->tick_stopped) {
 		timer_cancel(t);
 		return;
 	}
-	/* The timer is periodic: already at the next slot, due already if the interrupt came that late. */
+	/* The timer is periodic: already at the next slot. Where the tick ended (it may have waited for a lock): */
+	now = arch_now_ns();
 	if (t->expires <= now) {
 		uint64_t slot = t->expires - tick_period_ns(), late = now - slot;	/* this tick's slot */
 
