@@ -1,7 +1,8 @@
 /*
  * The scheduler's soft-lockup watchdog (kernel/sched/sched_internal.h): off
- * the hot files, called from the tick every WATCHDOG_CHECK_TICKS and from
- * the reschedule IPI when a kick is pending.
+ * the hot files, called from the tick every WATCHDOG_CHECK_TICKS (one scan
+ * of every CPU per ~67 ms machine-wide, below) and from the reschedule IPI
+ * when a kick is pending.
  */
 #include "arch/ipi.h"
 #include "arch/timer.h"
@@ -81,8 +82,34 @@ static void describe_spin(int cpu, char *out, size_t n)
 			len += ksnprintf(out + len, n - len, " cpu%d=%u", i, spin_waiting_ticket_of(i));
 }
 
+/*
+ * The scan below is O(CPUs), and every busy CPU's tick asks for it every
+ * WATCHDOG_CHECK_TICKS: N busy CPUs made N scans of N CPUs where one does.
+ * So one scan per WATCHDOG_SCAN_UNITS (units of 2^20 ns: 64, ~67 ms, as one
+ * CPU's WATCHDOG_CHECK_TICKS at 1 000 Hz) machine-wide, taken by the first
+ * asking CPU once it is due (a compare-and-swap of the next due stamp).
+ * The stamp is 32-bit (a 32-bit CPU reads it whole), compared modulo 2^32;
+ * one further ahead than a period (the machine slept through a wrap, ~50
+ * days; a CPU whose clock lags another's) counts as due.
+ */
+#define WATCHDOG_UNIT_SHIFT 20
+#define WATCHDOG_SCAN_UNITS 64u
+static uint32_t watchdog_next;
+
+static bool watchdog_take_scan(uint64_t now)
+{
+	uint32_t t = (uint32_t)(now >> WATCHDOG_UNIT_SHIFT), due = READ_ONCE(watchdog_next);
+
+	if (due - t - 1 < WATCHDOG_SCAN_UNITS)
+		return false;	/* due 1..WATCHDOG_SCAN_UNITS units from now */
+	return __atomic_compare_exchange_n(&watchdog_next, &due, t + WATCHDOG_SCAN_UNITS, false, __ATOMIC_RELAXED,
+					   __ATOMIC_RELAXED);
+}
+
 void watchdog_check(const struct rq *self, uint64_t now)
 {
+	if (!watchdog_take_scan(now))
+		return;
 	for (int cpu = 0; cpu < sched_nr_cpus(); cpu++) {
 		struct rq *rq = cpu_rq(cpu);
 		uint64_t last = READ_ONCE(rq->last_tick_ns);

@@ -134,7 +134,8 @@ int sched_select_task_rq(struct task *p, int prev_cpu, bool wakeup);
 
 /*
  * The soft-lockup watchdog (kernel/debug/watchdog.c). watchdog_check(): from
- * @self's tick, every WATCHDOG_CHECK_TICKS ticks: kicks a CPU whose timer
+ * @self's tick, every WATCHDOG_CHECK_TICKS ticks; the first CPU to ask once
+ * the machine's scan is due (one per ~67 ms) kicks a CPU whose timer
  * interrupt is TIMER_LATE_NS overdue, panics on one with no progress for
  * WATCHDOG_NS. watchdog_take_kick(): from the reschedule IPI of a kicked
  * CPU (@tick_armed: its tick timer is on its heap): runs its due timers and
