@@ -499,9 +499,10 @@ static void wake_cb(struct timer *t)
 }
 
 /*
- * The clock's step (16 ns for a 62.5 MHz counter, 10 ns for 100 MHz): the
- * smallest nonzero difference of back-to-back readings (a reading takes
- * less than a step under QEMU icount and on silicon). Measured once.
+ * The clock's step (16 ns for a 62.5 MHz counter, 10 ns for 100 MHz), or a
+ * multiple of it: the smallest nonzero difference of back-to-back readings
+ * (a multiple when a reading outlasts a step). Either way a deadline on it
+ * falls on a step. Measured once.
  */
 static uint64_t clock_step_ns(void)
 {
