@@ -27,6 +27,13 @@
 #else
 #define cpu_relax() barrier()
 #endif
+/*
+ * @var's value becomes opaque to the compiler (Linux's OPTIMIZER_HIDE_VAR()):
+ * it is kept in a register or spilled, never recomputed. For an address
+ * such as &runqueues[cpu], which GCC otherwise rebuilds (a multiply-add,
+ * two instructions) at use after use of a long function.
+ */
+#define OPTIMIZER_HIDE_VAR(var) __asm__("" : "+r"(var))
 #define READ_ONCE(x)     (*(const volatile __typeof__(x) *)&(x))
 #define WRITE_ONCE(x, v) (*(volatile __typeof__(x) *)&(x) = (v))
 
