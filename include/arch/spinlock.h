@@ -76,8 +76,13 @@ static inline void spin_lock(spinlock_t *l)
 			 : "=&r"(old), "=&r"(new), "=&r"(fail)
 			 : "r"(&l->word), "I"(1u << SPIN_TICKET_SHIFT)
 			 : "cc", "memory");
-	/* Our ticket is old's next half; it is served when owner reaches it. */
-	while ((uint16_t)(old >> SPIN_TICKET_SHIFT) != (uint16_t)old) {
+	/*
+	 * Our ticket is old's next half; it is served when owner reaches it.
+	 * The halves are equal exactly when the word equals itself rotated by
+	 * a half: one compare, no extraction of either half (the uncontended
+	 * lock is taken on every switch and wake-up).
+	 */
+	while (old != (old >> SPIN_TICKET_SHIFT | old << SPIN_TICKET_SHIFT)) {
 		spin_note_wait(l, (uint16_t)(old >> SPIN_TICKET_SHIFT));
 		__asm__ volatile("wfe" ::: "memory");
 		old = (old & ~0xffffu) | l->owner;
@@ -118,7 +123,12 @@ static inline void spin_unlock(spinlock_t *l)
 #endif
 	spin_note_free(l);
 	__asm__ volatile("dmb ish" ::: "memory");
-	l->owner = (uint16_t)(l->owner + 1);
+	{
+		/* strh stores the low half: no zero-extension of the sum. */
+		uint32_t o = l->owner;
+
+		__asm__ volatile("strh	%1, %0" : "=m"(l->owner) : "r"(o + 1));
+	}
 	__asm__ volatile("dsb ishst\n\tsev" ::: "memory");
 }
 #else
