@@ -13,6 +13,22 @@ static inline int arch_cpu_id(void)
 {
 	return (int)read_tpidrprw();
 }
+/*
+ * One pointer per CPU for the portable core (its run queue), read in one
+ * instruction where the CPU number needs three more to index an array:
+ * TPIDRURO, which nothing else uses (no user mode) and the warm boot
+ * restores (boot/sleep.S). Set by the CPU itself before its first read.
+ * Host ports have none: the core indexes by arch_cpu_id() there.
+ */
+#define ARCH_HAS_CPU_LOCAL 1
+static inline void *arch_cpu_local(void)
+{
+	return (void *)(uintptr_t)read_tpidruro();
+}
+static inline void arch_set_cpu_local(void *p)
+{
+	write_tpidruro((uint32_t)(uintptr_t)p);
+}
 /* Debug kernels: is this CPU inside an interrupt handler (boot/trap.c)? */
 _Bool arch_in_irq(void);
 static inline unsigned long arch_irq_save(void) { return irq_save(); }

@@ -58,7 +58,14 @@ static uint64_t tick_ns;	/* NSEC_PER_SEC / sched_hz, fixed at sched_init() */
 
 static struct rq *this_rq(void)
 {
+#ifdef ARCH_HAS_CPU_LOCAL
+	struct rq *rq = arch_cpu_local();	/* sched_init_cpu() set it */
+
+	KASSERT_DEBUG(rq == &runqueues[arch_cpu_id()]);
+	return rq;
+#else
 	return &runqueues[arch_cpu_id()];
+#endif
 }
 
 struct task *current_task(void)
@@ -1111,6 +1118,10 @@ void sched_init_cpu(int cpu)
 	struct rq *rq = &runqueues[cpu];
 	struct task *idle = task_alloc_idle(cpu);
 
+#ifdef ARCH_HAS_CPU_LOCAL
+	KASSERT(cpu == arch_cpu_id());	/* each CPU sets its own */
+	arch_set_cpu_local(rq);
+#endif
 	timers_init_cpu(cpu);
 	rq->idle = idle;
 	rq->curr = idle;
