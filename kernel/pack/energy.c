@@ -441,9 +441,7 @@ static void energy_tick(struct rq *rq)
 	dst = biggest_idle_cpu(curr, cap);
 	if (dst < 0)
 		return;
-	rq->misfit_dst = dst;
-	rq->misfit_push = (struct task *)curr;
-	rq->need_resched = true;
+	rq_request_push(rq, (struct task *)curr, dst);
 	pack_count(cpu, ENERGY_MISFIT);
 	trace_sched_pack(curr, cpu, &policy_energy, ENERGY_MISFIT, dst);
 }

@@ -453,7 +453,7 @@ void migrate_task_locked(struct task *p, struct rq *src, struct rq *dst)
 	p->on_rq = false;
 	p->cpu = dst->cpu;
 	p->nr_migrations++;
-	trace_sched_migrate(arch_cpu_id(), p, src->cpu, dst->cpu);
+	trace_sched_migrate(p, src->cpu, dst->cpu);
 	task_history(p, TEV_MIGRATE, dst->cpu, src->cpu);
 	dst->clock = now;
 	activate(dst, p, ENQ_MIGRATED);
@@ -525,11 +525,13 @@ static void switch_idle_edge(struct rq *rq, bool prev_idle, uint64_t now)
  * Must switching-out, still runnable @prev leave this CPU? Its affinity
  * may have changed while it ran or on its way here (task_set_affinity()
  * then set recheck_cpu, and only then is the mask tested), or the
- * placement policy asked for an active push (rq->misfit_push).
+ * placement policy asked for an active push (rq->misfit_push, with
+ * recheck_cpu set too: rq_request_push()).
  */
 static inline bool prev_must_move(struct rq *rq, struct task *prev)
 {
-	if (__builtin_expect(!prev->recheck_cpu && rq->misfit_push != prev, 1)) {
+	if (__builtin_expect(!prev->recheck_cpu, 1)) {
+		/* (A push asked long ago may still name prev here: stale, and so not taken.) */
 		KASSERT_DEBUG(task_allowed_on(prev, rq->cpu));
 		return false;
 	}
@@ -582,7 +584,7 @@ static void schedule_locked(struct rq *rq, bool yield)
 		switch_idle_edge(rq, prev_idle, now);
 	next->nr_switches++;
 	rq->nr_switches++;
-	trace_sched_switch(rq->cpu, prev, prev->state, next);
+	trace_sched_switch(prev, next);
 	rq->curr = next;
 	if (__builtin_expect(idle_edge, 0))
 		rq_avg_sync(rq, now);	/* task to task: the rq stays running */
@@ -633,7 +635,7 @@ static bool finish_switch_deferred(struct rq *rq)
 			target = select_task_rq(push, rq->cpu, false);
 		rq->misfit_push = NULL;
 		push->nr_migrations++;
-		trace_sched_migrate(rq->cpu, push, rq->cpu, target);
+		trace_sched_migrate(push, rq->cpu, target);
 		push->cpu = target;
 	}
 	work = rq_unlock(rq);
@@ -844,10 +846,10 @@ bool wake_up(struct task *p)
 		return false;
 	}
 	p->nr_wakeups++;
-	trace_sched_waking(arch_cpu_id(), p, rq->cpu);
+	trace_sched_waking(p, rq->cpu);
 	if (p->on_rq) {		/* it had not switched out yet */
 		p->state = TASK_RUNNABLE;
-		trace_sched_wakeup(arch_cpu_id(), p, rq->cpu);
+		trace_sched_wakeup(p, rq->cpu);
 		task_history(p, TEV_WAKEUP, arch_cpu_id(), rq->cpu);
 		spin_unlock(&rq->lock);
 		arch_irq_restore(flags);
@@ -856,7 +858,7 @@ bool wake_up(struct task *p)
 	target = select_task_rq(p, rq->cpu, true);
 	if (target == rq->cpu && target == arch_cpu_id()) {
 		/* It stays on this CPU: enqueue under the lock we hold (vruntime stays absolute). */
-		trace_sched_wakeup(target, p, target);
+		trace_sched_wakeup(p, target);
 		task_history(p, TEV_WAKEUP, target, target);
 		rq->clock = timers_now();
 		activate(rq, p, ENQ_WAKEUP);
@@ -872,9 +874,9 @@ bool wake_up(struct task *p)
 		p->sched_class->migrate(rq, p);
 	if (target != rq->cpu) {
 		p->nr_migrations++;
-		trace_sched_migrate(arch_cpu_id(), p, rq->cpu, target);
+		trace_sched_migrate(p, rq->cpu, target);
 	}
-	trace_sched_wakeup(arch_cpu_id(), p, target);
+	trace_sched_wakeup(p, target);
 	task_history(p, TEV_WAKEUP, arch_cpu_id(), target);
 	p->cpu = target;
 	spin_unlock(&rq->lock);
@@ -974,7 +976,7 @@ void sched_start_task(struct task *p)
 	p->se.avg.usage_avg_sum = PELT_PERIOD_UNITS;
 	p->se.avg.runnable_avg_period = PELT_PERIOD_UNITS;
 	target = select_task_rq(p, arch_cpu_id(), false);
-	trace_sched_wakeup_new(arch_cpu_id(), p, target);
+	trace_sched_wakeup_new(p, target);
 	task_history(p, TEV_NEW, target, 0);
 	p->cpu = target;
 	p->state = TASK_WAKING;
@@ -1294,7 +1296,7 @@ int task_set_affinity(struct task *p, uint32_t cpus_allowed)
 			p->state = TASK_WAKING;
 			target = select_task_rq(p, rq->cpu, false);
 			p->nr_migrations++;
-			trace_sched_migrate(arch_cpu_id(), p, rq->cpu, target);
+			trace_sched_migrate(p, rq->cpu, target);
 			p->cpu = target;
 		}
 	}

@@ -37,13 +37,13 @@ static void rail_power_down(int rail)
 			      warmboot_cluster_may_power_off(&rails[rail].cpus, sched_topo.nr_cpus, timers_next_expiry,
 							     NULL);
 
-	trace_cluster_power(arch_cpu_id(), rails[rail].cluster, false);
+	trace_cluster_power(rails[rail].cluster, false);
 	platform_cluster_power_down(rail, may_lose_power);
 }
 
 static void rail_power_up(int rail)
 {
-	trace_cluster_power(arch_cpu_id(), rails[rail].cluster, true);
+	trace_cluster_power(rails[rail].cluster, true);
 	platform_cluster_power_up(rail);
 }
 

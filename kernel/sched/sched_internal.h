@@ -181,6 +181,20 @@ static inline void rq_overload_update(struct rq *rq)
 }
 
 /* Is any CPU overloaded? A hint, as the mask: one word, or the count beside a wider mask. */
+/*
+ * Active balance (pack.h's misfit): @rq's CPU pushes its running @p to
+ * @dst when @p next switches out still runnable. From @rq's own tick.
+ * recheck_cpu makes the switch look (prev_must_move()): the common switch
+ * tests one flag of prev, not the push too.
+ */
+static inline void rq_request_push(struct rq *rq, struct task *p, int dst)
+{
+	rq->misfit_dst = dst;
+	rq->misfit_push = p;
+	p->recheck_cpu = true;
+	rq->need_resched = true;
+}
+
 static inline bool sched_any_overloaded(void)
 {
 #if CPUMASK_WORDS > 1

@@ -106,31 +106,27 @@ static void record_current(struct trace_event *e, int cpu)
 		arch_irq_restore(flags_);                                     \
 	} while (0)
 
-void trace_record_sched_switch(int cpu, const struct task *prev, int prev_state, const struct task *next)
+void trace_record_sched_switch(const struct task *prev, const struct task *next)
 {
-	(void)cpu;
 	RECORD(T_SWITCH, copy_comm(e->a_comm, prev); e->a_pid = pid_of(prev); e->a_prio = prio_of(prev);
-	       e->x = prev_state; copy_comm(e->b_comm, next); e->b_pid = pid_of(next);
+	       e->x = prev->state; copy_comm(e->b_comm, next); e->b_pid = pid_of(next);
 	       e->b_prio = prio_of(next));
 }
 
-void trace_record_sched_wakeup(int cpu, const struct task *p, int target_cpu)
+void trace_record_sched_wakeup(const struct task *p, int target_cpu)
 {
-	(void)cpu;
 	RECORD(T_WAKEUP, copy_comm(e->a_comm, p); e->a_pid = pid_of(p); e->a_prio = prio_of(p);
 	       e->x = target_cpu);
 }
 
-void trace_record_sched_wakeup_new(int cpu, const struct task *p, int target_cpu)
+void trace_record_sched_wakeup_new(const struct task *p, int target_cpu)
 {
-	(void)cpu;
 	RECORD(T_WAKEUP_NEW, copy_comm(e->a_comm, p); e->a_pid = pid_of(p); e->a_prio = prio_of(p);
 	       e->x = target_cpu);
 }
 
-void trace_record_sched_migrate(int cpu, const struct task *p, int orig_cpu, int dest_cpu)
+void trace_record_sched_migrate(const struct task *p, int orig_cpu, int dest_cpu)
 {
-	(void)cpu;
 	RECORD(T_MIGRATE, copy_comm(e->a_comm, p); e->a_pid = pid_of(p); e->a_prio = prio_of(p);
 	       e->x = orig_cpu; e->y = dest_cpu);
 }
@@ -145,15 +141,13 @@ void trace_record_cpu_frequency(int cpu, uint32_t khz)
 	RECORD(T_FREQ, e->x = (int32_t)khz; e->y = cpu);
 }
 
-void trace_record_cluster_power(int cpu, int cluster, bool on)
+void trace_record_cluster_power(int cluster, bool on)
 {
-	(void)cpu;
 	RECORD(T_CLUSTER, e->x = cluster; e->y = on ? 1 : 0);
 }
 
-void trace_record_sched_waking(int cpu, const struct task *p, int target_cpu)
+void trace_record_sched_waking(const struct task *p, int target_cpu)
 {
-	(void)cpu;
 	RECORD(T_WAKING, copy_comm(e->a_comm, p); e->a_pid = pid_of(p); e->a_prio = prio_of(p);
 	       e->x = target_cpu);
 }

@@ -93,7 +93,7 @@ struct task {
 	volatile int cpu;		/* rq the task belongs to */
 	bool on_rq;			/* queued or running on task->cpu */
 	bool is_idle;
-	bool recheck_cpu;		/* its affinity changed since placed: may have to leave p->cpu */
+	bool recheck_cpu;		/* affinity changed since placed, or a push asked: may have to leave p->cpu */
 	bool detached;			/* freed at exit: nobody joins it */
 #ifdef CONFIG_SCHED_DEBUG
 	volatile bool on_cpu;		/* its stack is in use on some CPU (debug check, as Linux's on_cpu) */

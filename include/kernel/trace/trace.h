@@ -52,40 +52,45 @@ extern volatile bool trace_on;
 /* trace_on = @on, and the hooks' static branches follow it before this returns. */
 void trace_set(bool on);
 
-void trace_record_sched_switch(int cpu, const struct task *prev, int prev_state, const struct task *next);
-void trace_record_sched_wakeup(int cpu, const struct task *p, int target_cpu);
-void trace_record_sched_wakeup_new(int cpu, const struct task *p, int target_cpu);
-void trace_record_sched_migrate(int cpu, const struct task *p, int orig_cpu, int dest_cpu);
+/* prev's state is read here, not by the switch: tracing off, the switch does not load it. */
+void trace_record_sched_switch(const struct task *prev, const struct task *next);
+void trace_record_sched_wakeup(const struct task *p, int target_cpu);
+void trace_record_sched_wakeup_new(const struct task *p, int target_cpu);
+void trace_record_sched_migrate(const struct task *p, int orig_cpu, int dest_cpu);
 void trace_record_cpu_idle(int cpu, int state);
-void trace_record_cluster_power(int cpu, int cluster, bool on);
+void trace_record_cluster_power(int cluster, bool on);
 void trace_record_cpu_frequency(int cpu, uint32_t khz);
-void trace_record_sched_waking(int cpu, const struct task *p, int target_cpu);
+void trace_record_sched_waking(const struct task *p, int target_cpu);
 void trace_record_pelt_se(const struct task *p);
 void trace_record_pelt_cfs(int cpu, const struct sched_avg *sa);
 void trace_record_sched_pack(const struct task *p, int prev_cpu, const struct pack_policy *policy, int reason,
 			     int target_cpu);
 void trace_record_counter(const char *name, int64_t value);
 
-/* prev_state: the task's enum task_state when it switched out. */
-static inline void trace_sched_switch(int cpu, const struct task *prev, int prev_state, const struct task *next)
+/*
+ * The scheduler's events happen on the recording CPU, so their hooks take
+ * no CPU (an argument such as arch_cpu_id() is evaluated, tracing off or
+ * on); cpu_idle and cpu_frequency name the CPU they describe.
+ */
+static inline void trace_sched_switch(const struct task *prev, const struct task *next)
 {
 	if (static_branch_unlikely(&trace_on))
-		trace_record_sched_switch(cpu, prev, prev_state, next);
+		trace_record_sched_switch(prev, next);
 }
-static inline void trace_sched_wakeup(int cpu, const struct task *p, int target_cpu)
+static inline void trace_sched_wakeup(const struct task *p, int target_cpu)
 {
 	if (static_branch_unlikely(&trace_on))
-		trace_record_sched_wakeup(cpu, p, target_cpu);
+		trace_record_sched_wakeup(p, target_cpu);
 }
-static inline void trace_sched_wakeup_new(int cpu, const struct task *p, int target_cpu)
+static inline void trace_sched_wakeup_new(const struct task *p, int target_cpu)
 {
 	if (static_branch_unlikely(&trace_on))
-		trace_record_sched_wakeup_new(cpu, p, target_cpu);
+		trace_record_sched_wakeup_new(p, target_cpu);
 }
-static inline void trace_sched_migrate(int cpu, const struct task *p, int orig_cpu, int dest_cpu)
+static inline void trace_sched_migrate(const struct task *p, int orig_cpu, int dest_cpu)
 {
 	if (static_branch_unlikely(&trace_on))
-		trace_record_sched_migrate(cpu, p, orig_cpu, dest_cpu);
+		trace_record_sched_migrate(p, orig_cpu, dest_cpu);
 }
 /* @state: idle state index entered, or -1 when leaving idle. */
 static inline void trace_cpu_idle(int cpu, int state)
@@ -98,16 +103,16 @@ static inline void trace_cpu_frequency(int cpu, uint32_t khz)
 	if (static_branch_unlikely(&trace_on))
 		trace_record_cpu_frequency(cpu, khz);
 }
-static inline void trace_cluster_power(int cpu, int cluster, bool on)
+static inline void trace_cluster_power(int cluster, bool on)
 {
 	if (static_branch_unlikely(&trace_on))
-		trace_record_cluster_power(cpu, cluster, on);
+		trace_record_cluster_power(cluster, on);
 }
 
-static inline void trace_sched_waking(int cpu, const struct task *p, int target_cpu)
+static inline void trace_sched_waking(const struct task *p, int target_cpu)
 {
 	if (static_branch_unlikely(&trace_on))
-		trace_record_sched_waking(cpu, p, target_cpu);
+		trace_record_sched_waking(p, target_cpu);
 }
 static inline void trace_pelt_se(const struct task *p)
 {
