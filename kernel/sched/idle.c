@@ -87,11 +87,14 @@ void idle_init_dt(const struct fdt *fdt)
 void idle_cpu_online(int cpu)
 {
 	struct cpu_idle *ci = &cpu_idles[cpu];
+	unsigned long flags;
 
 	if (!ready || cpu == 0)
 		return;
+	flags = arch_irq_save();	/* rail_cpu_busy(): IRQs off */
 	ci->since_ns = arch_now_ns();
 	rail_cpu_busy(&rails[ci->rail], ci->rail, cpu, ci->since_ns, &platform_rail_ops);
+	arch_irq_restore(flags);
 }
 
 void cpu_idle_enter(int cpu, uint64_t next_timer_ns)
@@ -100,6 +103,8 @@ void cpu_idle_enter(int cpu, uint64_t next_timer_ns)
 	uint64_t now, sleep_ns, woke;
 	bool last_man;
 	int state;
+
+	OPTIMIZER_HIDE_VAR(ci);	/* kept, not rebuilt from cpu (a multiply-add) after each call */
 
 	if (!ready) {
 		platform_cpu_power_down(cpu, -1, false, false);

@@ -137,9 +137,11 @@ void rail_add_cpu(struct rail *r, int cpu);
 /*
  * @cpu of @r goes idle at @now; @domain: in a domain state. Returns true if
  * it is the last man: the rail is now RAIL_OFF and ops->power_down ran.
+ * This and rail_cpu_busy(): IRQs off (the idle path's; they take the
+ * rail's lock without masking them again).
  */
 bool rail_cpu_idle(struct rail *r, int rail_id, int cpu, bool domain, uint64_t now, const struct rail_ops *ops);
-/* @cpu wakes at @now. Returns true if it is the first man (ops->power_up ran). */
+/* @cpu wakes at @now. Returns true if it is the first man (ops->power_up ran). IRQs off. */
 bool rail_cpu_busy(struct rail *r, int rail_id, int cpu, uint64_t now, const struct rail_ops *ops);
 /* Residency including the current stretch up to @now (consistent copy, takes the lock). */
 void rail_residency(struct rail *r, uint64_t now, uint64_t out[3]);
