@@ -114,7 +114,9 @@ struct task {
 	struct task *wake_next;		/* wake-list link */
 	int wake_flags;			/* ENQ_* for the wake-list enqueue */
 	uint64_t wait_start_ns;		/* when last made runnable */
-	uint64_t nr_switches, nr_migrations, nr_wakeups;
+	/* Switches to it: an unsigned long as Linux's nvcsw (one add per switch on a 32-bit CPU). */
+	unsigned long nr_switches;
+	uint64_t nr_migrations, nr_wakeups;
 	struct sched_rt_entity rt;	/* real-time class */
 };
 
