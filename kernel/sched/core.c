@@ -540,6 +540,29 @@ static inline bool prev_must_move(struct rq *rq, struct task *prev)
 }
 
 /*
+ * schedule_locked()'s tail, from @prev to @next: @edge (a constant at each
+ * call) when either is the idle task (@prev_idle: prev is).
+ */
+static inline __attribute__((always_inline)) void switch_to(struct rq *rq, struct task *prev, bool prev_idle,
+							     struct task *next, uint64_t now, const bool edge)
+{
+	if (!edge || !next->is_idle)
+		update_task_avg(next, now, true, false, PELT_SCALE);	/* it was waiting */
+	if (prev->sched_class != next->sched_class)
+		rq_avg_rt_sync(rq, next, now);
+	if (edge)
+		switch_idle_edge(rq, prev_idle, now);
+	next->nr_switches++;
+	rq->nr_switches++;
+	trace_sched_switch(prev, next);
+	rq->curr = next;
+	if (edge)
+		rq_avg_sync(rq, now);	/* task to task the rq stays running */
+	debug_switch(rq, prev, prev_idle, next, now);
+	arch_context_switch(&prev->ctx, &next->ctx);
+}
+
+/*
  * Pick and switch. Called and returns with the current rq lock held, IRQs
  * off. @yield: prev called task_yield() (Linux's skip buddy: it gives way
  * to any other runnable task).
@@ -547,7 +570,7 @@ static inline bool prev_must_move(struct rq *rq, struct task *prev)
 static void schedule_locked(struct rq *rq, bool yield)
 {
 	struct task *prev = rq->curr, *next;
-	bool prev_idle = prev->is_idle, idle_edge;	/* once: the atomics below would reload it */
+	bool prev_idle = prev->is_idle;	/* once: the atomics below would reload it */
 	uint64_t now = arch_now_ns();
 
 	/* A timer callback must not switch: timers_run() would be left half done. */
@@ -574,22 +597,11 @@ static void schedule_locked(struct rq *rq, bool yield)
 	rq->need_resched = false;
 	if (next == prev)
 		return;
-	/* One idle task per CPU: an edge when either is it. */
-	idle_edge = prev_idle || next->is_idle;
-	if (!next->is_idle)
-		update_task_avg(next, now, true, false, PELT_SCALE);	/* it was waiting */
-	if (prev->sched_class != next->sched_class)
-		rq_avg_rt_sync(rq, next, now);
-	if (__builtin_expect(idle_edge, 0))
-		switch_idle_edge(rq, prev_idle, now);
-	next->nr_switches++;
-	rq->nr_switches++;
-	trace_sched_switch(prev, next);
-	rq->curr = next;
-	if (__builtin_expect(idle_edge, 0))
-		rq_avg_sync(rq, now);	/* task to task: the rq stays running */
-	debug_switch(rq, prev, prev_idle, next, now);
-	arch_context_switch(&prev->ctx, &next->ctx);
+	/* One idle task per CPU: an edge when either is it. Two copies of the tail, no flag kept. */
+	if (__builtin_expect(!prev_idle && !next->is_idle, 1))
+		switch_to(rq, prev, false, next, now, false);
+	else
+		switch_to(rq, prev, prev_idle, next, now, true);
 }
 
 /*
