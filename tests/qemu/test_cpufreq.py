@@ -128,22 +128,38 @@ def test_schedutil_follows_a_ramp():
     assert 0.9 < t1100 < 1.2 and 1.2 < t1200 < 1.26 and 1.5 < tdrop < 1.55, events
 
 
+SEEDS = range(1, 6)
+
+
 def seeds_energy(pack, governor):
-    p = simlib.sim("tc2", "cyclictest -t 8 -q -e 1000000 -D 6 &; cyclictest -t 8 -q -e 1000000 -D 6 &; "
-                          "sleep 1000; energy mark; sleep 4000; energy; wait", "--pack=" + pack,
-                   "--governor=" + governor)
-    assert p.returncode == 0, p.stderr
-    m = re.search(r"^energy: energy=(\d+) .*cluster0_off_us=(\d+)", p.stdout, re.M)
-    assert m, p.stdout[-2000:]
-    return int(m.group(1)), int(m.group(2))
+    """The seeds' cyclictest pair's energy over 4 s and the A15 cluster's off time, for each of SEEDS."""
+    runs = []
+    for seed in SEEDS:
+        p = simlib.sim("tc2", "cyclictest -t 8 -q -e 1000000 -D 6 &; cyclictest -t 8 -q -e 1000000 -D 6 &; "
+                              "sleep 1000; energy mark; sleep 4000; energy; wait", "--pack=" + pack,
+                       "--governor=" + governor, "--seed=%d" % seed)
+        assert p.returncode == 0, p.stderr
+        m = re.search(r"^energy: energy=(\d+) .*cluster0_off_us=(\d+)", p.stdout, re.M)
+        assert m, p.stdout[-2000:]
+        runs.append((int(m.group(1)), int(m.group(2))))
+    return runs
+
+
+def mean_energy(runs):
+    return sum(e for e, _ in runs) / len(runs)
 
 
 def test_the_seeds_cyclictest_energy_by_mode_and_governor():
     # schedsim, tc2's DT: schedutil runs the A7s at 800 MHz (the cheapest per unit of work) instead of 1 GHz.
-    off, _ = seeds_energy("off", "performance")
-    rails, rails_a15_off = seeds_energy("rails", "performance")
-    rails_su, su_a15_off = seeds_energy("rails", "schedutil")
-    energy_su, _ = seeds_energy("energy", "schedutil")
+    # Means over five seeds: pack=energy's figure moves by up to 8% from seed to seed (the two
+    # cyclictests' threads of one interval wake in step, and where energy leaves each decides how
+    # much the A7s' busy times overlap), and one seed said better or worse by a few percent as
+    # the simulator's kernel costs moved by 16 ns.
+    off = mean_energy(seeds_energy("off", "performance"))
+    rails_runs = seeds_energy("rails", "performance")
+    rails_su_runs = seeds_energy("rails", "schedutil")
+    rails, rails_su = mean_energy(rails_runs), mean_energy(rails_su_runs)
+    energy_su = mean_energy(seeds_energy("energy", "schedutil"))
     assert rails_su < 0.85 * rails and rails_su / off < 0.40, (off, rails, rails_su)
     assert energy_su <= 1.01 * rails_su, (energy_su, rails_su)
-    assert su_a15_off >= 0.99 * 4000000 and rails_a15_off >= 0.99 * 4000000
+    assert all(a15_off >= 0.99 * 4000000 for _, a15_off in rails_runs + rails_su_runs), (rails_runs, rails_su_runs)
