@@ -6,7 +6,7 @@
  *   the state the resume path must restore - the GIC's banked state and CPU
  *   interface back to reset values, the local timer stopped - then
  *   cpu_soft_restart(cpu_resume): caches cleaned and off, MMU off,
- *   registers, VFP, TTBR0/TTBCR/DACR/VBAR/TPIDRPRW clobbered, a branch to
+ *   registers, VFP, TTBR0/TTBCR/DACR/VBAR/TPIDRPRW/TPIDRURO clobbered, a branch to
  *   cpu_resume's physical address. So every instruction of the resume path
  *   runs as after a real power-up (minus the firmware's reset code).
  * psci: the finisher is PSCI CPU_SUSPEND(core power-down, cpu_resume) with

@@ -199,6 +199,7 @@ cpu_soft_restart:
 	mcr	p15, 0, r0, c13, c0, 1		/* CONTEXTIDR */
 	mvn	r2, #0
 	mcr	p15, 0, r2, c13, c0, 4		/* TPIDRPRW */
+	mcr	p15, 0, r2, c13, c0, 3		/* TPIDRURO: this_rq() (include/arch/cpu.h) */
 	isb
 	mov	r0, r1
 	mov	r2, r1
