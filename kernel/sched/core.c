@@ -261,7 +261,6 @@ static void sched_tick_at(uint64_t now)
 	struct starve_hit starved = { 0 };
 	bool starving;
 
-	OPTIMIZER_HIDE_VAR(rq);	/* rebuilt at each use otherwise: 16-20 instructions per tick */
 	arch_cost(COST_TICK);
 	WRITE_ONCE(rq->last_tick_ns, now);
 	if (rq->ticks % WATCHDOG_CHECK_TICKS == 0)
