@@ -10,6 +10,7 @@
 #include "arch/cpu.h"
 #include "arch/power.h"
 #include "arch/smp.h"
+#include "arch/spinlock.h"
 #include "boot/asm.h"
 #include "boot/mmu.h"
 #include "drivers/console.h"
@@ -208,6 +209,23 @@ static void parse_sched_bootargs(void)
 	sched_hz = (unsigned int)hz;
 }
 
+/* spinlock=ticket|unfair: how a CPU waits for a taken spinlock (include/arch/spinlock.h). Before the secondaries start. */
+static void parse_spinlock_bootarg(void)
+{
+	const char *v = bootargs_get(&bootargs, "spinlock");
+
+	if (!v)
+		return;
+	if (strcmp(v, "ticket") != 0 && strcmp(v, "unfair") != 0) {
+		kprintf("bootargs: error: unknown spinlock mode '%s' (ticket, unfair); using ticket\n", v);
+		return;
+	}
+	if (strcmp(v, "unfair") == 0)
+		kprintf("spinlock: unfair (bootargs; %u sites)\n", (unsigned)spin_lock_set_unfair());
+	else
+		kprintf("spinlock: ticket (bootargs)\n");
+}
+
 /* warmboot=on|off: the warm-boot path's initial state (`idle warmboot`; off is the way out if a real power-off hangs). */
 static void parse_warmboot_bootarg(void)
 {
@@ -271,6 +289,7 @@ void boot_main(uintptr_t dtb)
 	t_boot = clock_ns();
 	smp_init_dt(&fdt);
 	parse_sched_bootargs();
+	parse_spinlock_bootarg();
 	kernel_init_dt(&fdt, smp_nr_cpus(), bootargs_get(&bootargs, "pack"));
 	if (cpufreq_spc_init(&fdt) < 0)	/* TC2's SPC changes the clocks; none found: nothing does (QEMU) */
 		kprintf("cpufreq: SPC back end failed; frequencies change in the accounting only\n");

@@ -8,6 +8,7 @@
 #define ARCH_SPINLOCK_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "kernel/debug/inject.h"
@@ -64,6 +65,33 @@ extern volatile uint16_t spin_waiting_ticket[CONFIG_NR_CPUS];
 #define SPIN_TICKET_SHIFT 16
 
 #ifdef __arm__
+/*
+ * How a CPU that finds the lock taken waits (boot argument `spinlock=`):
+ * `ticket` (the default, what the boards run) takes a ticket and is served
+ * in order, FIFO-fair; `unfair` takes no ticket, waits for the lock to be
+ * free and races for it. The second is for a virtual machine whose host
+ * deschedules vCPUs (QEMU MTTCG on fewer host cores than vCPUs:
+ * docs/platform.md): a ticket handed to a vCPU that is not running stops
+ * every waiter behind it for as long as the host keeps it off (lock-waiter
+ * preemption), as x86 Linux guests without paravirtual locks fall back to a
+ * test-and-set lock (virt_spin_lock()). Each spin_lock() holds both: the
+ * ticket sequence inline, the unfair one in .text.spin_unfair with the same
+ * registers, and spin_lock_set_unfair() (boot/spinlock.c, once, before the
+ * other CPUs start) turns each site's first instruction into a branch to
+ * its unfair twin, which ends with a ticket that is served at once. So the
+ * default costs nothing, and the mode is one for the whole run. Debug
+ * kernels do not record an unfair waiter (spin_waiting()): the twin is
+ * the ticket sequence's length plus the wait, nothing more.
+ */
+extern bool spin_lock_unfair;
+/* Returns how many sites it patched (read back). */
+size_t spin_lock_set_unfair(void);
+
+struct spin_unfair_site {
+	unsigned long site;		/* the ticket sequence's LDREX */
+	unsigned long unfair;		/* its twin */
+};
+
 static inline void spin_lock(spinlock_t *l)
 {
 	uint32_t old, new, fail;
@@ -72,7 +100,24 @@ static inline void spin_lock(spinlock_t *l)
 			 "	add	%1, %0, %4\n"
 			 "	strex	%2, %1, [%3]\n"
 			 "	teq	%2, #0\n"
-			 "	bne	1b"
+			 "	bne	1b\n"
+			 "3:\n"
+			 "	.pushsection .text.spin_unfair, \"ax\"\n"
+			 "4:	ldrex	%0, [%3]\n"
+			 "	cmp	%0, %0, ror #16\n"	/* free: owner == next */
+			 "	beq	5f\n"
+			 "	wfe\n"
+			 "	b	4b\n"
+			 "5:	add	%1, %0, %4\n"
+			 "	strex	%2, %1, [%3]\n"
+			 "	teq	%2, #0\n"
+			 "	bne	4b\n"
+			 "	b	3b\n"
+			 "	.popsection\n"
+			 "	.pushsection spin_unfair_sites, \"aw\"\n"
+			 "	.balign 4\n"
+			 "	.word	1b, 4b\n"
+			 "	.popsection"
 			 : "=&r"(old), "=&r"(new), "=&r"(fail)
 			 : "r"(&l->word), "I"(1u << SPIN_TICKET_SHIFT)
 			 : "cc", "memory");

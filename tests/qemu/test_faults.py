@@ -130,6 +130,31 @@ def test_smp_stress_with_parallel_vcpus():
 
 
 @exclusive
+def test_unfair_spinlocks_under_parallel_vcpus():
+    # spinlock=unfair (a VM whose host deschedules vCPUs): every spin_lock()
+    # site's LDREX becomes a branch to its unfair twin, all of them (the
+    # kernel's table, counted in the ELF), and the locks still exclude: the
+    # stress's tokens all arrive, its sleeping locks (built on spinlocks) see
+    # no violation, with RT workers in.
+    elf = os.path.join(ROOT, "build", "qemu-tc2", "kernel.elf")
+    sections = subprocess.run(["arm-none-eabi-objdump", "-h", elf], capture_output=True, text=True, check=True).stdout
+    size = re.search(r"^\s*\d+ spin_unfair_sites\s+([0-9a-f]+) ", sections, re.M)
+    assert size and int(size.group(1), 16) % 8 == 0, sections
+    r = boot("qemu-tc2", mttcg=True, icount=False, timeout=300, append="spinlock=unfair", run="stress 20 13 300 rt")
+    assert r.status == 0, r
+    assert "spinlock: unfair (bootargs; %d sites)" % (int(size.group(1), 16) // 8) in r.output, r
+    v = stress_verdict(r.output, 13, 20, 300)
+    assert v["tokens_sent"] > 1000 and v["sync_violations"] == 0 and v["policy_changes"] > 0, v
+
+
+def test_bad_spinlock_mode_is_one_error_line():
+    r = boot("vexpress-a9", append="spinlock=fifo", run="uptime", timeout=60)
+    assert r.status == 0, r
+    assert "bootargs: error: unknown spinlock mode 'fifo' (ticket, unfair); using ticket" in r.output, r
+    assert "spinlock: unfair" not in r.output and re.search(r"^up \d", r.output, re.M), r
+
+
+@exclusive
 def test_watchdog_names_the_lock_a_stuck_cpu_spins_for():
     # The console takes a spinlock it already holds, IRQs off: the watchdog's
     # panic (debug kernel) says what the stuck CPU spins for, who holds it and
