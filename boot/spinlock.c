@@ -1,13 +1,13 @@
 /*
  * spinlock=unfair (include/arch/spinlock.h): every spin_lock() site's LDREX
  * becomes a branch to its unfair twin. Patched once by the boot CPU before
- * the others start, so no CPU runs a site while it changes; the caches are
- * made coherent for instructions as boot/static_branch.c does.
+ * the others start, so no CPU runs a site while it changes (boot/patch.h).
  */
 #include <stddef.h>
 #include <stdint.h>
 
 #include "arch/spinlock.h"
+#include "boot/patch.h"
 #include "kernel/lib/panic.h"
 
 extern const struct spin_unfair_site __start_spin_unfair_sites[], __stop_spin_unfair_sites[];	/* NOLINT(bugprone-reserved-identifier) */
@@ -16,7 +16,6 @@ bool spin_lock_unfair;
 
 #define INSN_LDREX_MASK 0x0ff00fffu	/* LDREX Rt, [Rn]: cond 0001 1001 Rn Rt 1111 1001 1111 */
 #define INSN_LDREX      0x01900f9fu
-#define INSN_B          0xea000000u	/* B, condition always; imm24 = (target - pc - 8) / 4 */
 
 size_t spin_lock_set_unfair(void)
 {
@@ -26,19 +25,12 @@ size_t spin_lock_set_unfair(void)
 	KASSERT(!spin_lock_unfair);
 	for (size_t i = 0; i < nr; i++) {
 		const struct spin_unfair_site *s = &__start_spin_unfair_sites[i];
-		volatile uint32_t *insn = (volatile uint32_t *)s->site;
-		uint32_t b = INSN_B | (((uint32_t)(s->unfair - s->site - 8) >> 2) & 0x00ffffffu);
+		uint32_t b = insn_branch(s->site, s->unfair);
 
-		KASSERT((*insn & INSN_LDREX_MASK) == INSN_LDREX);
-		*insn = b;
-		__asm__ volatile("mcr p15, 0, %0, c7, c11, 1\n"	/* DCCMVAU: the line to the point of unification */
-				 "	dsb ish" : : "r"(s->site) : "memory");
-		done += *insn == b;
+		KASSERT((*(const volatile uint32_t *)s->site & INSN_LDREX_MASK) == INSN_LDREX);
+		insn_patch(s->site, b);
+		done += *(const volatile uint32_t *)s->site == b;
 	}
-	__asm__ volatile("mcr p15, 0, %0, c7, c1, 0\n"	/* ICIALLUIS */
-			 "	mcr p15, 0, %0, c7, c1, 6\n"	/* BPIALLIS */
-			 "	dsb ish\n"
-			 "	isb" : : "r"(0) : "memory");
 	spin_lock_unfair = true;
 	return done;
 }
