@@ -723,7 +723,8 @@ static void select_fn(void *arg)
 	/* Let its average decay to a light task's (it starts one period busy). */
 	task_sleep_ns(10 * NSEC_PER_MSEC);
 	bg_wait();
-	memcpy(st0, rq->pack_stats, sizeof(st0));
+	for (unsigned r = 0; r < PACK_MAX_REASONS; r++)
+		st0[r] = rq->pack_stats[r];
 	for (unsigned i = 0; i < mb.reps + MB_WARM; i++) {
 		unsigned long flags;
 		uint64_t t0, t1;
@@ -739,7 +740,8 @@ static void select_fn(void *arg)
 			sa_[i - MB_WARM] = sub_sat(t1 - t0, mb.ovh);
 		task_yield();
 	}
-	memcpy(st1, rq->pack_stats, sizeof(st1));
+	for (unsigned r = 0; r < PACK_MAX_REASONS; r++)
+		st1[r] = rq->pack_stats[r];
 	mb.n = mb.reps;
 	why = argmax(st0, st1, (unsigned)policy->nr_reasons);
 	/* A wakee allowed on one CPU skips placement (no packing test, nothing counted). */

@@ -170,8 +170,12 @@ struct rq {
 	uint64_t last_schedule_ns;	/* when schedule_locked() last ran here */
 	volatile uint64_t no_preempt_until_ns;	/* `crash starve`: IRQ exits do not preempt before this */
 #endif
-	/* Wake-ups of tasks last on this CPU, by the current policy's outcome (reset by a switch). */
-	uint64_t pack_stats[PACK_MAX_REASONS];
+	/*
+	 * Wake-ups of tasks last on this CPU, by the current policy's outcome
+	 * (reset by a switch). Word-sized, as Linux's schedstats: any CPU adds
+	 * one with a single exclusive pair on a 32-bit CPU.
+	 */
+	unsigned long pack_stats[PACK_MAX_REASONS];
 	/*
 	 * Active balance (the placement policy's tick, pack.h): push this task,
 	 * if it is curr when it next switches out still runnable, to
