@@ -216,14 +216,12 @@ static void parse_spinlock_bootarg(void)
 
 	if (!v)
 		return;
-	if (strcmp(v, "ticket") != 0 && strcmp(v, "unfair") != 0) {
-		kprintf("bootargs: error: unknown spinlock mode '%s' (ticket, unfair); using ticket\n", v);
-		return;
-	}
 	if (strcmp(v, "unfair") == 0)
 		kprintf("spinlock: unfair (bootargs; %u sites)\n", (unsigned)spin_lock_set_unfair());
-	else
+	else if (strcmp(v, "ticket") == 0)
 		kprintf("spinlock: ticket (bootargs)\n");
+	else
+		kprintf("bootargs: error: unknown spinlock mode '%s' (ticket, unfair); using ticket\n", v);
 }
 
 /* warmboot=on|off: the warm-boot path's initial state (`idle warmboot`; off is the way out if a real power-off hangs). */

@@ -12,7 +12,7 @@
 
 extern const struct spin_unfair_site __start_spin_unfair_sites[], __stop_spin_unfair_sites[];	/* NOLINT(bugprone-reserved-identifier) */
 
-bool spin_lock_unfair;
+static bool patched;	/* the sites are branches to their twins */
 
 #define INSN_LDREX_MASK 0x0ff00fffu	/* LDREX Rt, [Rn]: cond 0001 1001 Rn Rt 1111 1001 1111 */
 #define INSN_LDREX      0x01900f9fu
@@ -22,7 +22,7 @@ size_t spin_lock_set_unfair(void)
 	size_t nr = ((uintptr_t)__stop_spin_unfair_sites - (uintptr_t)__start_spin_unfair_sites) /
 		    sizeof(struct spin_unfair_site), done = 0;
 
-	KASSERT(!spin_lock_unfair);
+	KASSERT(!patched);
 	for (size_t i = 0; i < nr; i++) {
 		const struct spin_unfair_site *s = &__start_spin_unfair_sites[i];
 		uint32_t b = insn_branch(s->site, s->unfair);
@@ -31,6 +31,6 @@ size_t spin_lock_set_unfair(void)
 		insn_patch(s->site, b);
 		done += *(const volatile uint32_t *)s->site == b;
 	}
-	spin_lock_unfair = true;
+	patched = true;
 	return done;
 }

@@ -83,8 +83,7 @@ extern volatile uint16_t spin_waiting_ticket[CONFIG_NR_CPUS];
  * kernels do not record an unfair waiter (spin_waiting()): the twin is
  * the ticket sequence's length plus the wait, nothing more.
  */
-extern bool spin_lock_unfair;
-/* Returns how many sites it patched (read back). */
+/* Returns how many sites it patched (read back). Once. */
 size_t spin_lock_set_unfair(void);
 
 struct spin_unfair_site {
